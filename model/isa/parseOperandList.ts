@@ -49,11 +49,10 @@ export function splitOperands(
     if (stack.length === 0 && (c === ',' || c === ' ' || c === '\t')) {
       finish(i);
       if (c === ',') {
-        if (itemsSinceComma === 0) {
-          errors.push({ column: column + i, message: "expected an operand before ','" });
-        }
         if (pendingComma !== null) {
           errors.push({ column: pendingComma, message: "expected an operand after ','" });
+        } else if (itemsSinceComma === 0) {
+          errors.push({ column: column + i, message: "expected an operand before ','" });
         }
         pendingComma = column + i;
         itemsSinceComma = 0;
