@@ -36,54 +36,69 @@ const HEX_ONLY = /^[0-9a-fA-F]+$/;
 const ADDRESS_PREFIX = /^\s*(\[[^\]]*\]|@)?\s*$/;
 const DIRECTIVE = /^\/\/\s*@warpcheck\b[ \t]*/;
 
+/** `text` with the ranges `[from, to)` replaced by spaces. */
+function blankRanges(
+  text: string,
+  ranges: readonly (readonly [number, number])[],
+  upTo: number,
+): string {
+  let out = '';
+  let at = 0;
+  for (const [from, to] of ranges) {
+    if (from >= upTo) break;
+    out += text.slice(at, from) + ' '.repeat(Math.min(to, upTo) - from);
+    at = Math.min(to, upTo);
+  }
+  return out + text.slice(at, upTo);
+}
+
 /** Lexes one line (without its newline); `state` carries an open `/* …` to the next line. */
 export function lexLine(text: string, state: LexState): LexedLine {
-  const out = text.split('');
+  const blanks: [number, number][] = [];
   let address: LexedAddress | null = null;
   let directive: LexedLine['directive'] = null;
-  const blank = (from: number, to: number): void => {
-    for (let k = from; k < to && k < out.length; k++) out[k] = ' ';
-  };
   let i = 0;
-  while (i < text.length) {
-    if (state.inBlockComment) {
-      const close = text.indexOf('*/', i);
-      const end = close < 0 ? text.length : close + 2;
-      blank(i, end);
-      if (close >= 0) state.inBlockComment = false;
-      i = end;
-      continue;
-    }
-    const c = text[i];
-    if (c === '/' && text[i + 1] === '/') {
-      const before = out.slice(0, i).join('');
-      const m = DIRECTIVE.exec(text.slice(i));
-      if (m && before.trim() === '') {
-        directive = { column: i + m[0].length + 1, text: text.slice(i + m[0].length).trimEnd() };
+  if (state.inBlockComment) {
+    const close = text.indexOf('*/');
+    i = close < 0 ? text.length : close + 2;
+    blanks.push([0, i]);
+    state.inBlockComment = close < 0;
+  }
+  for (;;) {
+    const slash = text.indexOf('/', i);
+    if (slash < 0 || slash + 1 >= text.length) break;
+    const next = text[slash + 1];
+    if (next === '/') {
+      const m = DIRECTIVE.exec(text.slice(slash));
+      if (m && blankRanges(text, blanks, slash).trim() === '') {
+        const at = slash + m[0].length;
+        directive = { column: at + 1, text: text.slice(at).trimEnd() };
       }
-      blank(i, text.length);
+      blanks.push([slash, text.length]);
       break;
     }
-    if (c === '/' && text[i + 1] === '*') {
-      const close = text.indexOf('*/', i + 2);
-      if (close < 0) {
-        state.inBlockComment = true;
-        blank(i, text.length);
-        break;
-      }
-      const inner = text.slice(i + 2, close);
-      const before = out.slice(0, i).join('');
-      if (address === null && HEX_ONLY.test(inner) && ADDRESS_PREFIX.test(before)) {
-        address = { value: Number.parseInt(inner, 16), text: inner, column: i + 1 };
-        blank(0, i); // the control word or margin marker before it
-      }
-      blank(i, close + 2);
-      i = close + 2;
+    if (next !== '*') {
+      i = slash + 1;
       continue;
     }
-    i++;
+    const close = text.indexOf('*/', slash + 2);
+    if (close < 0) {
+      state.inBlockComment = true;
+      blanks.push([slash, text.length]);
+      break;
+    }
+    const inner = text.slice(slash + 2, close);
+    if (address === null && HEX_ONLY.test(inner)) {
+      if (ADDRESS_PREFIX.test(blankRanges(text, blanks, slash))) {
+        address = { value: Number.parseInt(inner, 16), text: inner, column: slash + 1 };
+        blanks.length = 0;
+        blanks.push([0, slash]); // the control word or margin marker before it
+      }
+    }
+    blanks.push([slash, close + 2]);
+    i = close + 2;
   }
-  let code = out.join('');
+  let code = blankRanges(text, blanks, text.length);
   // A lone `@` margin marker on an encoding-only line (hand-edited XS86): nothing to read.
   if (address === null && /^\s*@\s*$/.test(code)) code = ' '.repeat(code.length);
   return { code, address, directive };

@@ -17,7 +17,9 @@ describe('diagnostics', () => {
   });
 
   it('hex target that is no instruction of the function', () => {
-    expect(parseErrors('        /*0000*/                   BRA 0x18 ;\n        /*0010*/ EXIT ;')).toEqual([
+    expect(
+      parseErrors('        /*0000*/                   BRA 0x18 ;\n        /*0010*/ EXIT ;'),
+    ).toEqual([
       '1:40: no instruction at offset 0x18 in function kernel (a target must be the address of one of its instructions)',
     ]);
     expect(parseErrors('    BRA 0x100\n    EXIT')).toHaveLength(1);
@@ -30,7 +32,9 @@ describe('diagnostics', () => {
     expect(parseErrors('    ISETP.NE.AND P9, PT, R0, RZ, PT')).toEqual([
       "1:18: predicate 'P9' out of range (P0..P6 or PT)",
     ]);
-    expect(parseErrors('    BSSY B16, 0x0')).toEqual(["1:10: barrier register 'B16' out of range (B0..B15)"]);
+    expect(parseErrors('    BSSY B16, 0x0')).toEqual([
+      "1:10: barrier register 'B16' out of range (B0..B15)",
+    ]);
     expect(parseErrors('    IADD3 R1, , RZ')).toEqual(["1:13: expected an operand after ','"]);
     expect(parseErrors('    BRA R2')).toEqual([
       "1:9: BRA target must be a label, a function name or a hex offset, not 'R2'",
@@ -42,7 +46,9 @@ describe('diagnostics', () => {
 
   it('unterminated bracket', () => {
     expect(parseErrors('    LDG.E R2, [R4.64 ;')).toEqual(["1:15: unterminated '[' (missing ']')"]);
-    expect(parseErrors('    BRA `(loop\nloop:\n    EXIT')).toEqual(["1:10: unterminated '(' (missing ')')"]);
+    expect(parseErrors('    BRA `(loop\nloop:\n    EXIT')).toEqual([
+      "1:10: unterminated '(' (missing ')')",
+    ]);
     expect(parseErrors('    MOV R1, c[0x0]]0x4] ;')).toEqual(["1:19: unexpected ']'"]);
   });
 
@@ -63,11 +69,15 @@ describe('diagnostics', () => {
     expect(parseErrors('    @P9 EXIT')).toEqual([
       "1:5: bad guard '@P9' (expected @P0..@P6 or @PT, optionally negated: @!P0)",
     ]);
-    expect(parseErrors('    bra loop\nloop:\n    EXIT')).toEqual(["1:5: opcode 'bra' must be upper case ('BRA')"]);
+    expect(parseErrors('    bra loop\nloop:\n    EXIT')).toEqual([
+      "1:5: opcode 'bra' must be upper case ('BRA')",
+    ]);
     expect(parseErrors('    = 3')).toEqual([
       "1:5: cannot read '=': expected an instruction, a label (name:), or a directive",
     ]);
-    expect(parseErrors('        /*0000*/   ')).toEqual(['1:9: expected an instruction after the address']);
+    expect(parseErrors('        /*0000*/   ')).toEqual([
+      '1:9: expected an instruction after the address',
+    ]);
     expect(parseErrors('a:\n    NOP\na:\n    EXIT')).toEqual([
       "3:1: label 'a' is already defined in function kernel (line 1)",
     ]);

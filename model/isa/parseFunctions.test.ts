@@ -59,7 +59,12 @@ describe('cuobjdump (SYNTAX.md §2a)', () => {
 
   it('keeps functions of the same name from several code-for blocks apart', () => {
     const block = (arch: string) =>
-      [`\tcode for ${arch}`, '\t\tFunction : k', '        /*0000*/                   EXIT ;', '\t\t..........'].join('\n');
+      [
+        `\tcode for ${arch}`,
+        '\t\tFunction : k',
+        '        /*0000*/                   EXIT ;',
+        '\t\t..........',
+      ].join('\n');
     const { program } = parseOk([block('sm_70'), block('sm_75')].join('\n\n'));
     expect(program.functions).toEqual([
       { name: 'k', start: 0, end: 1 },
@@ -90,7 +95,11 @@ describe('cuobjdump (SYNTAX.md §2a)', () => {
         '\t\t..........',
       ].join('\n'),
     );
-    expect(program.functions.map((f) => f.name)).toEqual(['trap_handler', 'entry_0x7fac32f6ac00', 'do_pause']);
+    expect(program.functions.map((f) => f.name)).toEqual([
+      'trap_handler',
+      'entry_0x7fac32f6ac00',
+      'do_pause',
+    ]);
     expect(program.instructions[0]!.operands).toEqual([target(2)]);
     expect(program.instructions[1]!.operands).toEqual([symbol('0x7fac32f75200')]);
   });
@@ -162,7 +171,10 @@ describe('nvdisasm (SYNTAX.md §2b)', () => {
     expect(ops[1]).toEqual([target(1)]);
     expect(ops[2]).toEqual([breg(2), target(8)]);
     expect(ops[3]).toEqual([target(7)]);
-    expect(ops[4]).toEqual([reg(20), { kind: 'text', text: '32@lo((_Z8shortcutiPi + .L_x_5@srel))' }]);
+    expect(ops[4]).toEqual([
+      reg(20),
+      { kind: 'text', text: '32@lo((_Z8shortcutiPi + .L_x_5@srel))' },
+    ]);
     expect(ops[5]).toEqual([target(0)]); // a function name: its first instruction
     expect(ops[6]).toEqual([symbol('vprintf')]);
   });

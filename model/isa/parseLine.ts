@@ -98,9 +98,9 @@ export function parseLine(line: LexedLine): LineItem {
 
 function parseInstruction(code: string, firstColumn: number, line: LexedLine): LineItem {
   const semicolon = code.indexOf(';'); // free text after the `;` is a remark (XS70, ERGO)
-  const body = (semicolon < 0 ? code : code.slice(0, semicolon)).replace(ANNOTATION, (s) =>
-    ' '.repeat(s.length),
-  );
+  const cut = semicolon < 0 ? code : code.slice(0, semicolon);
+  const annotated = cut.includes('&') || cut.includes('?');
+  const body = annotated ? cut.replace(ANNOTATION, (s) => ' '.repeat(s.length)) : cut;
   const start = firstColumn - 1;
   const m = INSTRUCTION.exec(body.slice(start));
   if (!m) {

@@ -67,7 +67,14 @@ describe('hand-written listings', () => {
 describe('targets', () => {
   it('a label after the last instruction of a function is its end', () => {
     const { program } = parseOk(
-      ['\t\tFunction : f', '    BRA done', '    EXIT', 'done:', '\t\tFunction : g', '    EXIT'].join('\n'),
+      [
+        '\t\tFunction : f',
+        '    BRA done',
+        '    EXIT',
+        'done:',
+        '\t\tFunction : g',
+        '    EXIT',
+      ].join('\n'),
     );
     expect(program.labels).toEqual([{ name: 'done', pc: 2 }]);
     expect(program.instructions[0]!.operands).toEqual([target(2)]);

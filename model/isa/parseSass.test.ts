@@ -22,10 +22,28 @@ describe('line anatomy (SYNTAX.md §1)', () => {
         guard: null,
         opcode: 'ISETP',
         modifiers: ['GE', 'AND'],
-        operands: [pred(0), pred(7), reg(0), { kind: 'cbank', bank: 0, offset: 0x184, offsetReg: null }, pred(7)],
+        operands: [
+          pred(0),
+          pred(7),
+          reg(0),
+          { kind: 'cbank', bank: 0, offset: 0x184, offsetReg: null },
+          pred(7),
+        ],
       },
-      { offset: 0x10, guard: { index: 0, negated: false }, opcode: 'EXIT', modifiers: [], operands: [] },
-      { offset: 0x20, guard: { index: 1, negated: true }, opcode: 'BRA', modifiers: [], operands: [target(0)] },
+      {
+        offset: 0x10,
+        guard: { index: 0, negated: false },
+        opcode: 'EXIT',
+        modifiers: [],
+        operands: [],
+      },
+      {
+        offset: 0x20,
+        guard: { index: 1, negated: true },
+        opcode: 'BRA',
+        modifiers: [],
+        operands: [target(0)],
+      },
       {
         offset: 0x30,
         guard: { index: 7, negated: true },
@@ -46,9 +64,23 @@ describe('line anatomy (SYNTAX.md §1)', () => {
         '        /*0040*/                   EXIT',
       ].join('\n'),
     );
-    expect(program.instructions.map((i) => i.opcode)).toEqual(['NOP', 'BMOV', 'LDC', 'YIELD', 'EXIT']);
-    expect(program.instructions[1]!.operands).toEqual([reg(4), { kind: 'sreg', name: 'OPT_STACK' }]);
-    expect(program.instructions[2]!.operands[1]).toEqual({ kind: 'cbank', bank: 0, offset: 0x1880, offsetReg: null });
+    expect(program.instructions.map((i) => i.opcode)).toEqual([
+      'NOP',
+      'BMOV',
+      'LDC',
+      'YIELD',
+      'EXIT',
+    ]);
+    expect(program.instructions[1]!.operands).toEqual([
+      reg(4),
+      { kind: 'sreg', name: 'OPT_STACK' },
+    ]);
+    expect(program.instructions[2]!.operands[1]).toEqual({
+      kind: 'cbank',
+      bank: 0,
+      offset: 0x1880,
+      offsetReg: null,
+    });
   });
 
   it('drops sm_120 scheduling annotations before the ";"', () => {
@@ -61,7 +93,11 @@ describe('line anatomy (SYNTAX.md §1)', () => {
       ].join('\n'),
     );
     expect(program.instructions[0]!.operands).toEqual([]);
-    expect(program.instructions[1]).toMatchObject({ opcode: 'BSSY', modifiers: ['RECONVERGENT'], operands: [breg(0), target(3)] });
+    expect(program.instructions[1]).toMatchObject({
+      opcode: 'BSSY',
+      modifiers: ['RECONVERGENT'],
+      operands: [breg(0), target(3)],
+    });
     expect(program.instructions[2]!.operands).toEqual([target(3)]);
     expect(program.instructions[3]!.operands).toHaveLength(2);
   });
@@ -94,7 +130,12 @@ describe('line anatomy (SYNTAX.md §1)', () => {
       ].join('\n'),
     );
     const ops = program.instructions.map((i) => i.operands);
-    expect(ops).toEqual([[pred(1), target(2)], [pred(3, true), target(0)], [pred(4), target(1)], [pred(7, true), imm(0)]]);
+    expect(ops).toEqual([
+      [pred(1), target(2)],
+      [pred(3, true), target(0)],
+      [pred(4), target(1)],
+      [pred(7, true), imm(0)],
+    ]);
     expect(program.instructions[2]!.modifiers).toEqual(['U']);
   });
 
@@ -127,7 +168,10 @@ describe('line anatomy (SYNTAX.md §1)', () => {
     );
     expect(program.instructions.map((i) => i.offset)).toEqual([0x140, 0x150, 0x160, 0x170]);
     expect(program.instructions[1]!.operands).toEqual([breg(0), target(3)]);
-    expect(program.instructions[2]!.operands[2]).toEqual({ kind: 'float', value: 0.34999999403953552246 });
+    expect(program.instructions[2]!.operands[2]).toEqual({
+      kind: 'float',
+      value: 0.34999999403953552246,
+    });
     expect(program.labels).toEqual([{ name: '.L_x_1', pc: 3 }]);
   });
 });
