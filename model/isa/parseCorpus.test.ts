@@ -2,7 +2,8 @@
  * The real listings in `../shared/sass/` (present in CI, absent from a fresh clone): every file
  * parses without error into a well-formed program; every control-flow instruction line becomes an
  * instruction with that opcode (counted per opcode against INDEX.json and against an independent
- * scan of the lines); and every program prints back to itself.
+ * scan of the lines), as does every addressed instruction line; and every program prints back to
+ * itself.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,7 @@ const files = exists
 interface IndexEntry {
   readonly file: string;
   readonly cf_counts: Readonly<Record<string, number>>;
+  readonly instructions_with_address: number;
 }
 
 /**
@@ -90,6 +92,10 @@ describe.skipIf(!exists)(
         if (ALL_CONTROL_OPCODES.has(op)) expected[op] = n + (INDEX_MISSED[f]?.[op] ?? 0);
       }
       expect(counts).toEqual(expected);
+      const missed = Object.values(INDEX_MISSED[f] ?? {}).reduce((a, b) => a + b, 0);
+      expect(parsed.get(f)!.program.instructions.length).toBe(
+        entry.instructions_with_address + missed,
+      );
     });
 
     it.each(files)('%s prints back to the same program', (f) => {

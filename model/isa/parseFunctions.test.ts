@@ -18,6 +18,7 @@ describe('cuobjdump (SYNTAX.md §2a)', () => {
     'compile_size = 64bit',
     '',
     '\tcode for sm_70',
+    '\t.target\tsm_70',
     '\t\tFunction : _Z3fooPi',
     '\t.headerflags    @"EF_CUDA_SM70 EF_CUDA_PTX_SM(EF_CUDA_SM70)"',
     '        /*0000*/                   BSSY B0, 0x30 ;',
@@ -54,7 +55,7 @@ describe('cuobjdump (SYNTAX.md §2a)', () => {
     expect(program.instructions[0]!.operands).toEqual([breg(0), target(3)]);
     expect(program.instructions[1]!.operands).toEqual([target(4)]);
     expect(program.instructions[5]!.operands).toEqual([target(5)]);
-    expect(sourceLines).toEqual([13, 15, 17, 18, 19, 20, 26]);
+    expect(sourceLines).toEqual([14, 16, 18, 19, 20, 21, 27]);
   });
 
   it('keeps functions of the same name from several code-for blocks apart', () => {

@@ -97,6 +97,20 @@ describe('targets', () => {
     expect(program.instructions[1]!.operands).toEqual([target(4)]);
   });
 
+  it('resolves the Fermi token-stack targets (SSY, PBK, PCNT, PRET)', () => {
+    const { program } = parseOk(
+      ['    SSY 0x40', '    PBK brk', '    PCNT 0x0', '    PRET `(brk)', 'brk:', '    EXIT'].join(
+        '\n',
+      ),
+    );
+    expect(program.instructions.slice(0, 4).map((i) => i.operands)).toEqual([
+      [target(4)],
+      [target(4)],
+      [target(0)],
+      [target(4)],
+    ]);
+  });
+
   it('names and addresses outside the program are symbols on JMP and CALL', () => {
     const { program } = parseOk(
       [
