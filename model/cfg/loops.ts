@@ -81,23 +81,25 @@ function naturalLoops(input: LoopInput): NaturalLoop[] {
     }
     return body;
   });
-  return headers.map((h, i) => {
-    // Innermost enclosing loop: the smallest other body holding this header (loops nest).
-    let parent: number | null = null;
-    bodies.forEach((b, j) => {
-      if (j !== i && b.has(h) && b.size > bodies[i]!.size) {
-        if (parent === null || b.size < bodies[parent]!.size) parent = j;
-      }
-    });
-    return {
-      irreducible: false as const,
-      header: blockIds[h]!,
-      latches: ascending(latchesOf.get(h)!.map((u) => blockIds[u]!)),
-      body: ascending([...bodies[i]!].map((v) => blockIds[v]!)),
-      exits: edgesLeaving(input, bodies[i]!),
-      parent,
-    };
-  });
+  // Innermost enclosing loop: natural loops with distinct headers are disjoint or nested, and a
+  // nested body is strictly smaller. Visit bodies from largest to smallest, each node remembering
+  // the last (so smallest) loop that holds it; a header's entry before its own loop is the parent.
+  const parents: (number | null)[] = headers.map(() => null);
+  const innermost = new Int32Array(graph.size).fill(-1);
+  const bySize = headers.map((_, i) => i).sort((a, b) => bodies[b]!.size - bodies[a]!.size);
+  for (const i of bySize) {
+    const outer = innermost[headers[i]!]!;
+    parents[i] = outer === -1 ? null : outer;
+    for (const v of bodies[i]!) innermost[v] = i;
+  }
+  return headers.map((h, i) => ({
+    irreducible: false as const,
+    header: blockIds[h]!,
+    latches: ascending(latchesOf.get(h)!.map((u) => blockIds[u]!)),
+    body: ascending([...bodies[i]!].map((v) => blockIds[v]!)),
+    exits: edgesLeaving(input, bodies[i]!),
+    parent: parents[i]!,
+  }));
 }
 
 function irreducibleCycles(input: LoopInput): IrreducibleCycle[] {
