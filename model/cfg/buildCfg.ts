@@ -15,6 +15,8 @@
  *   exit imposes nothing. A block that cannot reach the exit at all (the padding `BRA self` after
  *   the last EXIT, a `while(true)` spin) has no post-dominator path; its IPDOM is *defined* as the
  *   virtual exit and it is marked `reachesExit: false`.
+ * - A CALL whose in-function callee can reach no RET never returns: it is a branch to the callee
+ *   (see `basicBlocks`), and the callee is not a root.
  * - Unknown successors (BRX/JMX without declared targets) are an edge to the virtual exit. The
  *   post-dominators computed are then a subset of the true ones (sound: every reported
  *   post-dominator is one), while reachability and dominators are only a lower bound: the jump
@@ -36,7 +38,7 @@ export function buildCfg(program: Program): ProgramCfg {
     idom: null,
     ipdom: VIRTUAL_EXIT,
   }));
-  const notes: string[] = [];
+  const notes: string[] = [...graph.notes];
   const functions: FunctionCfg[] = graph.functions.map((raw) => {
     const fn = program.functions[raw.index]!;
     const ids = raw.blocks;

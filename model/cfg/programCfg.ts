@@ -31,6 +31,11 @@ export interface CallEdge {
   readonly to: number;
   /** The callee entry lies in the caller's own function (a subroutine of it, as nvcc emits). */
   readonly sameFunction: boolean;
+  /**
+   * False when the callee is in the caller's function and no RET is reachable from it: the CFG
+   * then wires the CALL as a branch to `to` (see `basicBlocks`). True for other functions.
+   */
+  readonly returns: boolean;
 }
 
 /**
@@ -108,7 +113,8 @@ export interface FunctionCfg {
   readonly entry: number | null;
   /**
    * Dominator roots: the entry, then the blocks that in-function CALLs target (subroutines that
-   * nvcc places inside the caller's function). All hang off one virtual entry.
+   * nvcc places inside the caller's function), except targets that never return (wired as
+   * branches instead). All hang off one virtual entry.
    */
   readonly roots: readonly number[];
   /** Blocks with an edge to the virtual exit, ascending. */

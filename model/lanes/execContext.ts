@@ -1,0 +1,77 @@
+import type { Op } from '../isa/op.ts';
+import type { Program } from '../isa/program.ts';
+import { functionOf } from '../isa/program.ts';
+import { codeOffset } from '../isa/decode.ts';
+import type { Launch } from './launch.ts';
+import { registerLayout, type RegisterLayout } from './laneData.ts';
+import { UNKNOWN, fullMask, u32 } from './values.ts';
+
+/** How the lanes of an atomic race are ordered (SEMANTICS §1; seed 000 Fig. 7b needs `descending`). */
+export type AtomicOrder = 'ascending' | 'descending' | 'explore';
+
+export interface LaneOptions {
+  /** Lane order of atomics: ascending (default), descending, or explored (each lane may win). */
+  readonly atomicOrder: AtomicOrder;
+  /** Reject opaque instructions at load time instead of giving them unknown results. */
+  readonly strict: boolean;
+}
+
+export const defaultLaneOptions: LaneOptions = { atomicOrder: 'ascending', strict: false };
+
+/**
+ * Everything the lanes need to execute one program under one launch, computed once: decoded ops,
+ * the dense register layout, constant-bank words, and code-address lookups.
+ */
+export interface ExecContext {
+  readonly program: Program;
+  readonly ops: readonly Op[];
+  readonly layout: RegisterLayout;
+  readonly warpSize: number;
+  readonly full: number;
+  readonly atomicOrder: AtomicOrder;
+  /** At most this many lanes may branch on unknown predicates at once (2^n outcomes). */
+  readonly maxUnknownLanes: number;
+  readonly maxCallDepth: number;
+  /** c[bank][offset], or UNKNOWN when the launch does not give it. */
+  constant(bank: number, offset: number): number;
+  /** The PC at byte `offset` of the function that holds `pc`, if there is an instruction there. */
+  pcAt(pc: number, offset: number): number | undefined;
+  /** Byte offset of `pc` in its function. */
+  offsetOf(pc: number): number;
+}
+
+export function execContext(
+  program: Program,
+  ops: readonly Op[],
+  launch: Launch,
+  options: LaneOptions = defaultLaneOptions,
+): ExecContext {
+  const layout = registerLayout(
+    ops,
+    launch.registers.map((r) => r.reg),
+  );
+  const constants = new Map<string, number>();
+  for (const c of launch.constants) constants.set(`${c.bank}:${c.offset}`, u32(c.value));
+  const byFunction = new Map<number, Map<number, number>>();
+  for (const f of program.functions) {
+    const m = new Map<number, number>();
+    for (let pc = f.start; pc < f.end; pc++) m.set(program.instructions[pc]!.offset, pc);
+    byFunction.set(f.start, m);
+  }
+  return {
+    program,
+    ops,
+    layout,
+    warpSize: launch.warpSize,
+    full: fullMask(launch.warpSize),
+    atomicOrder: options.atomicOrder,
+    maxUnknownLanes: 8,
+    maxCallDepth: 16,
+    constant: (bank, offset) => constants.get(`${bank}:${offset}`) ?? UNKNOWN,
+    pcAt: (pc, offset) => {
+      const f = functionOf(program, pc);
+      return f ? byFunction.get(f.start)?.get(offset) : undefined;
+    },
+    offsetOf: (pc) => codeOffset(program, pc),
+  };
+}

@@ -1,0 +1,261 @@
+import type { Addr, Op, Src } from '../isa/op.ts';
+import { PT, RZ, type PredRef } from '../isa/program.ts';
+import type { ExecContext } from './execContext.ts';
+import type { LaneData } from './laneData.ts';
+import { readWord, writeWord, havocMemory, type Memory } from './memory.ts';
+import { UNKNOWN, u32, lanesOf, popcount } from './values.ts';
+import { evalDataOp } from './dataOps.ts';
+
+/** Where a set of issued lanes goes next. */
+export interface Group {
+  readonly pc: number;
+  readonly mask: number;
+}
+
+/**
+ * What the mechanism is told about one issued instruction (SEMANTICS §1): per lane next PC
+ * (grouped), the lanes that exited, and the control event. Lanes are never lost: the groups and
+ * `exited` partition the issued mask.
+ */
+export interface Outcome {
+  /** Next PCs of the issued lanes that did not exit, one group per distinct PC, ascending PC. */
+  readonly groups: readonly Group[];
+  readonly exited: number;
+  readonly event: Event;
+}
+
+export type Event =
+  | { readonly kind: 'none' }
+  /** CALL: `mask` lanes entered the callee; they come back at `returnPc`. */
+  | { readonly kind: 'call'; readonly mask: number; readonly returnPc: number }
+  /** RET: `mask` lanes left their function. */
+  | { readonly kind: 'ret'; readonly mask: number }
+  /** WARPSYNC by `mask` participating lanes naming `named` (null when lanes disagree). */
+  | { readonly kind: 'warpsync'; readonly mask: number; readonly named: number | null }
+  | { readonly kind: 'yield' }
+  /** A convergence-barrier or stack instruction for a mechanism that gives it meaning. */
+  | { readonly kind: 'barrier'; readonly mask: number };
+
+/** One possible result of an instruction (several when unknown values or atomic order branch). */
+export type ExecResult =
+  | {
+      readonly kind: 'step';
+      readonly data: LaneData;
+      readonly memory: Memory;
+      readonly outcome: Outcome;
+      /** How this alternative was chosen (unknown predicate outcome, atomic winner), for traces. */
+      readonly choice: string | null;
+    }
+  | {
+      readonly kind: 'stop';
+      readonly verdict: 'undefined-behavior' | 'trap' | 'unsupported';
+      readonly message: string;
+    };
+
+/** Lanes where a predicate is known true, and where it is unknown. */
+export function predMasks(d: LaneData, p: PredRef | null, full: number): [number, number] {
+  if (p === null || p.index === PT) return p?.negated ? [0, 0] : [full, 0];
+  const t = d.preds[p.index]!;
+  const u = d.predsUnknown[p.index]!;
+  return p.negated ? [(~t & ~u & full) >>> 0, u] : [t, u];
+}
+
+/** Lanes of `active` that participate for sure, and those whose participation is unknown. */
+function participation(d: LaneData, op: Op, active: number, full: number): [number, number] {
+  const [t1, u1] = predMasks(d, op.guard, full);
+  const [t2, u2] = predMasks(d, op.pred2, full);
+  const sure = (t1 & t2 & active) >>> 0;
+  const maybe = ((t1 | u1) & (t2 | u2) & active & ~sure) >>> 0;
+  return [sure, maybe];
+}
+
+const groupsOf = (entries: readonly (readonly [number, number])[]): Group[] => {
+  const byPc = new Map<number, number>();
+  for (const [pc, lane] of entries) byPc.set(pc, ((byPc.get(pc) ?? 0) | (1 << lane)) >>> 0);
+  return [...byPc.entries()].sort((a, b) => a[0] - b[0]).map(([pc, mask]) => ({ pc, mask }));
+};
+
+const simple = (pc: number, mask: number, target: number | null, takers: number): Group[] => {
+  if (target === null || takers === 0) return mask === 0 ? [] : [{ pc: pc + 1, mask }];
+  const rest = (mask & ~takers) >>> 0;
+  const gs: Group[] = [];
+  if (rest !== 0) gs.push({ pc: pc + 1, mask: rest });
+  if (target === pc + 1) return [{ pc: pc + 1, mask }];
+  gs.push({ pc: target, mask: takers });
+  return gs.sort((a, b) => a.pc - b.pc);
+};
+
+const NONE: Event = { kind: 'none' };
+
+/**
+ * Executes `op` at `pc` for the `active` lanes of warp `warp` (SEMANTICS §1–2): effects applied
+ * lane by lane in ascending lane order (atomics: per `ctx.atomicOrder`). Control instructions whose
+ * participation depends on unknown predicates branch into one result per outcome.
+ */
+export function execute(
+  ctx: ExecContext,
+  op: Op,
+  pc: number,
+  warp: number,
+  d: LaneData,
+  mem: Memory,
+  active: number,
+): readonly ExecResult[] {
+  const full = ctx.full;
+  const [sure, maybe] = participation(d, op, active, full);
+  if (maybe !== 0 && isControl(op)) {
+    const lanes = lanesOf(maybe);
+    if (lanes.length > ctx.maxUnknownLanes)
+      return [{ kind: 'stop', verdict: 'unsupported', message: `${lanes.length} lanes branch on unknown predicates at pc ${pc} (more than ${ctx.maxUnknownLanes}); give the inputs in the launch header` }];
+    const out: ExecResult[] = [];
+    for (let sub = 0; sub < 1 << lanes.length; sub++) {
+      let take = sure;
+      for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) take |= 1 << lanes[i]!;
+      const r = control(ctx, op, pc, warp, d, mem, active, take >>> 0);
+      const label = `unknown predicate: lanes [${lanes.filter((_, i) => sub & (1 << i)).join(',')}] of [${lanes.join(',')}] participate`;
+      out.push(r.kind === 'step' ? { ...r, choice: label } : r);
+    }
+    return out;
+  }
+  if (isControl(op)) return [control(ctx, op, pc, warp, d, mem, active, sure)];
+  return evalDataOp(ctx, op, pc, warp, d, mem, active, sure, maybe);
+}
+
+const isControl = (op: Op): boolean => {
+  switch (op.kind) {
+    case 'exit':
+    case 'bra':
+    case 'brx':
+    case 'call':
+    case 'ret':
+    case 'trap':
+      return true;
+    default:
+      return false;
+  }
+};
+
+function step(d: LaneData, mem: Memory, groups: readonly Group[], exited: number, event: Event): ExecResult {
+  return { kind: 'step', data: d, memory: mem, outcome: { groups, exited, event }, choice: null };
+}
+
+/** Control-flow instructions with a known participating mask `take` (SEMANTICS §2). */
+function control(
+  ctx: ExecContext,
+  op: Op,
+  pc: number,
+  warp: number,
+  d: LaneData,
+  mem: Memory,
+  active: number,
+  take: number,
+): ExecResult {
+  switch (op.kind) {
+    case 'exit': {
+      const exited = take;
+      const data = exited === 0 ? d : { ...d, exited: (d.exited | exited) >>> 0 };
+      return step(data, mem, simple(pc, (active & ~exited) >>> 0, null, 0), exited, NONE);
+    }
+    case 'bra': {
+      // BRA.DIV/.CONV (SEMANTICS §2, a decision): taken iff the warp is diverged / converged.
+      const live = (ctx.full & ~d.exited) >>> 0;
+      const cond = op.cond === 'none' || (op.cond === 'div' ? active !== live : active === live);
+      return step(d, mem, simple(pc, active, op.target, cond ? take : 0), 0, NONE);
+    }
+    case 'trap':
+      if (take !== 0) return { kind: 'stop', verdict: 'trap', message: `BPT.TRAP at pc ${pc} by lanes ${lanesOf(take).join(',')}` };
+      return step(d, mem, simple(pc, active, null, 0), 0, NONE);
+    case 'call': {
+      if (take === 0) return step(d, mem, simple(pc, active, null, 0), 0, NONE);
+      const calls = d.calls.map((c, l) => ((take >>> l) & 1 ? [...c, pc + 1] : c));
+      if (calls.some((c) => c.length > ctx.maxCallDepth))
+        return { kind: 'stop', verdict: 'unsupported', message: `call depth exceeds ${ctx.maxCallDepth} at pc ${pc} (unbounded recursion?)` };
+      return step({ ...d, calls }, mem, simple(pc, active, op.target, take), 0, {
+        kind: 'call',
+        mask: take,
+        returnPc: pc + 1,
+      });
+    }
+    case 'ret':
+    case 'brx': {
+      const entries: [number, number][] = [];
+      const calls = d.calls.slice();
+      for (const l of lanesOf(active)) {
+        if (!((take >>> l) & 1)) {
+          entries.push([pc + 1, l]);
+          continue;
+        }
+        const v = d.regs[l * ctx.layout.count + (ctx.layout.slot[op.reg] ?? -1)] ?? 0;
+        const value = op.reg === RZ ? 0 : v;
+        let target: number | undefined;
+        if (op.kind === 'ret') {
+          const stack = calls[l]!;
+          const back = stack[stack.length - 1];
+          // A return address is a byte offset in the caller's function (SEMANTICS §1); an unknown
+          // one is assumed to be the structured return (a decision, docs/semantics.md).
+          if (value === UNKNOWN) target = back;
+          else target = ctx.pcAt(back !== undefined ? back : pc, u32(value + op.imm));
+          if (target === undefined)
+            return { kind: 'stop', verdict: value === UNKNOWN ? 'unsupported' : 'undefined-behavior', message: `RET at pc ${pc}: lane ${l} returns to ${value === UNKNOWN ? 'an unknown address with no open CALL' : `offset 0x${u32(value + op.imm).toString(16)}, not an instruction`}` };
+          calls[l] = stack.slice(0, -1);
+        } else {
+          if (value === UNKNOWN)
+            return { kind: 'stop', verdict: 'unsupported', message: `BRX at pc ${pc}: lane ${l} jumps to an unknown address` };
+          const offset = u32(value + op.imm + (op.relative ? ctx.offsetOf(pc + 1) : 0));
+          target = ctx.pcAt(pc, offset);
+          if (target === undefined || (op.targets.length > 0 && !op.targets.includes(target)))
+            return { kind: 'stop', verdict: 'undefined-behavior', message: `BRX at pc ${pc}: lane ${l} jumps to offset 0x${offset.toString(16)}, ${target === undefined ? 'not an instruction of the function' : 'not a declared target'}` };
+        }
+        entries.push([target, l]);
+      }
+      const event: Event = op.kind === 'ret' && take !== 0 ? { kind: 'ret', mask: take } : NONE;
+      return step(op.kind === 'ret' ? { ...d, calls } : d, mem, groupsOf(entries), 0, event);
+    }
+    default:
+      throw new Error(`control(): ${op.kind} is not a control-flow op`);
+  }
+}
+
+/** Atomic read-modify-write of one lane; returns the old value and the new memory. */
+export function atomicStep(op: Extract<Op, { kind: 'atomic' }>, mem: Memory, addr: number, a: number, b: number): [number, Memory] {
+  const old = readWord(mem, addr);
+  let next: number;
+  if (op.op === 'EXCH') next = a;
+  else if (op.op === 'ADD') next = old === UNKNOWN || a === UNKNOWN ? UNKNOWN : u32(old + a);
+  else next = old === UNKNOWN || a === UNKNOWN ? UNKNOWN : old === a ? b : old;
+  if (op.op === 'CAS' && next !== UNKNOWN && next === old) return [old, mem];
+  return [old, addr === UNKNOWN ? havocMemory() : writeWord(mem, addr, next)];
+}
+
+/** Evaluates a source operand for one lane. */
+export function srcValue(ctx: ExecContext, d: LaneData, lane: number, s: Src): number {
+  switch (s.kind) {
+    case 'reg': {
+      if (s.index === RZ) return 0;
+      const slot = ctx.layout.slot[s.index] ?? -1;
+      return slot < 0 ? 0 : d.regs[lane * ctx.layout.count + slot]!;
+    }
+    case 'imm':
+      return u32(s.value);
+    case 'cbank':
+      return ctx.constant(s.bank, s.offset);
+    case 'unknown':
+      return UNKNOWN;
+  }
+}
+
+/** The address of `[Ra(.64)+imm]` for one lane (SEMANTICS §2: `.64` is the pair Ra, Ra+1). */
+export function addrValue(ctx: ExecContext, d: LaneData, lane: number, a: Addr): number {
+  if (a.opaque) return UNKNOWN;
+  const lo = srcValue(ctx, d, lane, { kind: 'reg', index: a.base });
+  if (lo === UNKNOWN) return UNKNOWN;
+  let base = lo;
+  if (a.wide && a.base !== RZ) {
+    const hi = srcValue(ctx, d, lane, { kind: 'reg', index: a.base + 1 });
+    if (hi === UNKNOWN) return UNKNOWN;
+    base = hi * 0x100000000 + lo;
+  }
+  return base + a.offset;
+}
+
+export { popcount };

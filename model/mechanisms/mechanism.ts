@@ -1,0 +1,97 @@
+import type { Op } from '../isa/op.ts';
+import type { Program } from '../isa/program.ts';
+import type { Outcome } from '../lanes/execute.ts';
+import type { KeyWriter } from '../machine/key.ts';
+
+/** One issue: the PC to run and the lanes that run it (DESIGN.md "The central interface"). */
+export interface Issue {
+  readonly pc: number;
+  readonly mask: number;
+}
+
+/**
+ * How a mechanism treats an instruction (SEMANTICS §2 "foreign-instruction policy"):
+ * `native` — it gives the instruction its meaning; `nop` — treated as a no-op; `reject` — the
+ * run ends `unsupported`; `check` — WARPSYNC on a mechanism that cannot wait: a `violation` when a
+ * named, non-exited lane is not active.
+ */
+export type Policy = 'native' | 'nop' | 'reject' | 'check';
+
+/** What `advance` returns: the next state, or the end of the run with a verdict. */
+export type Advance<S> =
+  | { readonly kind: 'ok'; readonly state: S }
+  | {
+      readonly kind: 'stop';
+      readonly verdict: 'violation' | 'unsupported' | 'undefined-behavior' | 'resource-exhausted';
+      /** The property that broke, for `violation` (e.g. `warpsync-check`). */
+      readonly property?: string;
+      readonly message: string;
+    };
+
+/** A mechanism's state for people: tables in the layout of the papers' figures, and plain data. */
+export interface StateView {
+  readonly tables: readonly {
+    readonly title: string;
+    readonly columns: readonly string[];
+    readonly rows: readonly (readonly string[])[];
+  }[];
+  /** JSON data that hand-written scenarios compare against (PCs as labels, masks as binary). */
+  readonly data: unknown;
+}
+
+/** Prints PCs and masks for views: label names where the program has them. */
+export interface Formatter {
+  pc(pc: number): string;
+  mask(mask: number): string;
+}
+
+/** What a mechanism is built from: the program, its decoded ops, the warp size and the IPDOMs. */
+export interface MechanismContext {
+  readonly program: Program;
+  readonly ops: readonly Op[];
+  readonly warpSize: number;
+  readonly full: number;
+  /** Entry PC of the kernel. */
+  readonly entry: number;
+  /** Immediate post-dominator PC of the instruction at `pc`; `VIRTUAL_EXIT` (-1) for the virtual exit. */
+  ipdom(pc: number): number;
+}
+
+/**
+ * A warp control-flow mechanism: pure functions over an immutable state (DESIGN.md). One value
+ * serves every warp of a block; each warp has its own state.
+ */
+export interface Mechanism<S> {
+  readonly id: string;
+  /** Weak fairness per lane (its) rather than per warp only. */
+  readonly laneFairness: boolean;
+  policy(op: Op): Policy;
+  init(): S;
+  /** What may issue next; [] = blocked or done; several = a choice for exploration. */
+  candidates(state: S): readonly Issue[];
+  /** Folds the lanes' outcomes of the issued instruction into the next state. */
+  advance(state: S, issue: Issue, outcome: Outcome, exited: number): Advance<S>;
+  /** Lanes that could issue now (not waiting, not exited): the per-lane fairness condition. */
+  ready(state: S): number;
+  key(state: S, out: KeyWriter): void;
+  view(state: S, fmt: Formatter): StateView;
+}
+
+/** An option a mechanism accepts: name, allowed values, default, and where the choice comes from. */
+export interface OptionSpec {
+  readonly name: string;
+  readonly values: readonly string[];
+  readonly default: string;
+  readonly doc: string;
+}
+
+/** A registered mechanism: how to build it and what it accepts. */
+export interface MechanismFactory {
+  readonly id: string;
+  readonly summary: string;
+  readonly source: string;
+  readonly options: readonly OptionSpec[];
+  create(ctx: MechanismContext, options: Readonly<Record<string, string>>): Mechanism<unknown>;
+}
+
+export const VIRTUAL_EXIT = -1;

@@ -1,0 +1,228 @@
+import type { Op } from '../isa/op.ts';
+import { BARRIER_KINDS } from '../isa/op.ts';
+import type { Group, Outcome } from '../lanes/execute.ts';
+import { popcount } from '../lanes/values.ts';
+import type { KeyWriter } from '../machine/key.ts';
+import {
+  VIRTUAL_EXIT,
+  type Advance,
+  type Formatter,
+  type Issue,
+  type Mechanism,
+  type MechanismContext,
+  type MechanismFactory,
+  type Policy,
+  type StateView,
+} from './mechanism.ts';
+
+/**
+ * `simt-stack` — the pre-Volta IPDOM reconvergence stack (seed 000 §II Fig. 1; seed 002 §2.3
+ * Fig. 9; SEMANTICS §3.2).
+ *
+ * An entry is (pc, rpc, mask); the top entry runs. A `frame` entry is pushed by CALL: its lanes
+ * leave it at RET, and the entry below resumes at the return PC.
+ *
+ * Invariants, after every step: no entry is empty; no exited lane is in any entry; the top entry is
+ * never a non-frame entry with pc = rpc (it would have been popped); every live lane is in the
+ * top-most entry that holds it exactly once on the path from the top down to its first frame.
+ */
+export interface StackEntry {
+  readonly pc: number;
+  /** Reconvergence PC; `VIRTUAL_EXIT` for the bottom entry and for paths whose IPDOM is the exit. */
+  readonly rpc: number;
+  readonly mask: number;
+  /** A call frame: its lanes return to the entry below. */
+  readonly frame: boolean;
+}
+
+export type SimtStackState = readonly StackEntry[];
+
+/** Which path of a divergent branch runs first (seed 000 §II: "the execution model does not specify"). */
+export type PathOrder = 'taken-first' | 'not-taken-first' | 'majority-first' | 'minority-first';
+export type ForeignPolicy = 'nop' | 'reject';
+export type WarpsyncPolicy = 'check' | 'nop' | 'reject';
+
+export interface SimtStackOptions {
+  readonly order: PathOrder;
+  readonly foreign: ForeignPolicy;
+  readonly warpsync: WarpsyncPolicy;
+}
+
+/** Orders divergent groups bottom-to-top: the last group runs first. */
+function pushOrder(groups: readonly Group[], fallThrough: number, order: PathOrder): Group[] {
+  // Taken-first puts the fall-through path at the bottom; among several targets (BRX) the lowest
+  // PC runs first. Majority/minority compare lane counts and break ties taken-first.
+  const takenFirst = (a: Group, b: Group) =>
+    a.pc === fallThrough ? -1 : b.pc === fallThrough ? 1 : b.pc - a.pc;
+  const cmp = (a: Group, b: Group): number => {
+    switch (order) {
+      case 'taken-first':
+        return takenFirst(a, b);
+      case 'not-taken-first':
+        return -takenFirst(a, b);
+      case 'majority-first':
+        return popcount(a.mask) - popcount(b.mask) || takenFirst(a, b);
+      case 'minority-first':
+        return popcount(b.mask) - popcount(a.mask) || takenFirst(a, b);
+    }
+  };
+  return [...groups].sort(cmp);
+}
+
+/** Removes `lanes` from every entry and drops entries left empty. */
+const without = (s: SimtStackState, lanes: number): StackEntry[] =>
+  lanes === 0
+    ? s.slice()
+    : s.flatMap((e) => {
+        const mask = (e.mask & ~lanes) >>> 0;
+        return mask === 0 ? [] : [{ ...e, mask }];
+      });
+
+/** Pops entries that reached their reconvergence PC (seed 002 §2.3: "if the two PCs are equal we pop"). */
+function settle(s: StackEntry[]): StackEntry[] {
+  while (s.length > 0) {
+    const top = s[s.length - 1]!;
+    if (!top.frame && top.pc === top.rpc) s.pop();
+    else break;
+  }
+  return s;
+}
+
+export function createSimtStack(ctx: MechanismContext, opts: SimtStackOptions): Mechanism<SimtStackState> {
+  return {
+    id: 'simt-stack',
+    laneFairness: false,
+    policy(op: Op): Policy {
+      if (op.kind === 'warpsync') return opts.warpsync;
+      if (BARRIER_KINDS.has(op.kind) || op.kind === 'yield') return opts.foreign;
+      if (op.kind === 'stack-op') return 'reject';
+      return 'native';
+    },
+    init: () => [{ pc: ctx.entry, rpc: VIRTUAL_EXIT, mask: ctx.full, frame: false }],
+    candidates(s) {
+      const top = s[s.length - 1];
+      return top && top.pc !== VIRTUAL_EXIT ? [{ pc: top.pc, mask: top.mask }] : [];
+    },
+    advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<SimtStackState> {
+      const ev = outcome.event;
+      if (ev.kind === 'warpsync') {
+        // SEMANTICS §2 `check`: a stack cannot wait, so every named live lane must be active.
+        if (ev.named === null)
+          return { kind: 'stop', verdict: 'undefined-behavior', message: `WARPSYNC at ${issue.pc}: active lanes name different masks` };
+        const missing = (ev.named & ~exited & ~issue.mask & ctx.full) >>> 0;
+        if (missing !== 0)
+          return {
+            kind: 'stop',
+            verdict: 'violation',
+            property: 'warpsync-check',
+            message: `WARPSYNC names lanes 0x${missing.toString(16)} that are live but not active here: the SIMT stack cannot wait for them`,
+          };
+      }
+      // Exited lanes leave every entry (SEMANTICS §3.2).
+      let st = without(s, outcome.exited | exited);
+      const top = st[st.length - 1];
+      if (!top) return { kind: 'ok', state: st };
+      const groups = outcome.groups;
+      if (ev.kind === 'call') {
+        // CALL: the caller's entry resumes at the return PC with all its lanes once the frame pops;
+        // the callers run the callee in a frame entry above it.
+        const callee = groups.find((g) => g.pc !== ev.returnPc)!;
+        st[st.length - 1] = { ...top, pc: ev.returnPc };
+        st.push({ pc: callee.pc, rpc: VIRTUAL_EXIT, mask: ev.mask, frame: true });
+        return { kind: 'ok', state: settle(st) };
+      }
+      if (ev.kind === 'ret') {
+        let f = st.length - 1;
+        while (f >= 0 && !st[f]!.frame) f--;
+        if (f >= 0) {
+          const back = f > 0 ? st[f - 1]!.pc : VIRTUAL_EXIT;
+          const wrong = groups.find((g) => (g.mask & ev.mask) !== 0 && g.pc !== back);
+          if (wrong)
+            return { kind: 'stop', verdict: 'unsupported', message: `RET at ${issue.pc} returns lanes to pc ${wrong.pc}, not to their CALL's return point ${back}: the SIMT stack cannot follow it` };
+          // Returning lanes leave the frame and every entry above it; the rest fall through.
+          const rest = (top.mask & ~ev.mask) >>> 0;
+          st = [...st.slice(0, f), ...without(st.slice(f), ev.mask)];
+          if (rest !== 0) st[st.length - 1] = { ...st[st.length - 1]!, pc: issue.pc + 1 };
+          return { kind: 'ok', state: settle(st) };
+        }
+        // A RET with no frame (a kernel-level jump through a register): an ordinary branch.
+      }
+      if (groups.length <= 1) {
+        if (groups.length === 1) st[st.length - 1] = { ...top, pc: groups[0]!.pc };
+        return { kind: 'ok', state: settle(st) };
+      }
+      // Divergence (seed 000 §II (2)): the top becomes the reconvergence entry at the IPDOM, and
+      // one entry per path is pushed with rpc = IPDOM; a path already at the IPDOM is not pushed.
+      const ipd = ctx.ipdom(issue.pc);
+      st[st.length - 1] = { ...top, pc: ipd };
+      for (const g of pushOrder(groups, issue.pc + 1, opts.order))
+        if (g.pc !== ipd) st.push({ pc: g.pc, rpc: ipd, mask: g.mask, frame: false });
+      return { kind: 'ok', state: settle(st) };
+    },
+    ready(s) {
+      const top = s[s.length - 1];
+      return top ? top.mask : 0;
+    },
+    key(s, out: KeyWriter) {
+      out.push(s.length);
+      for (const e of s) {
+        out.push(e.pc);
+        out.push(e.rpc);
+        out.push(e.mask);
+        out.push(e.frame ? 1 : 0);
+      }
+    },
+    view(s, fmt: Formatter): StateView {
+      const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
+      const top = [...s].reverse();
+      return {
+        tables: [
+          {
+            title: 'SIMT stack (top first)',
+            columns: ['RPC', 'Next PC', 'Active Mask'],
+            rows: top.map((e) => [e.frame ? 'call' : pc(e.rpc), pc(e.pc), fmt.mask(e.mask)]),
+          },
+        ],
+        data: {
+          stack: top.map((e) => ({
+            rpc: e.frame ? 'call' : e.rpc === VIRTUAL_EXIT ? null : fmt.pc(e.rpc),
+            pc: e.pc === VIRTUAL_EXIT ? null : fmt.pc(e.pc),
+            mask: fmt.mask(e.mask),
+          })),
+        },
+      };
+    },
+  };
+}
+
+export const simtStackFactory: MechanismFactory = {
+  id: 'simt-stack',
+  summary: 'pre-Volta IPDOM reconvergence stack: paths run one after another, reconverge at the IPDOM',
+  source: 'seed 000 §II Fig. 1; seed 002 §2.3 Fig. 9; SEMANTICS §3.2',
+  options: [
+    {
+      name: 'order',
+      values: ['taken-first', 'not-taken-first', 'majority-first', 'minority-first'],
+      default: 'taken-first',
+      doc: 'which path of a divergent branch runs first (seed 000 Fig. 1 assumes taken-first; seed 002 Fig. 9 matches not-taken-first)',
+    },
+    {
+      name: 'foreign',
+      values: ['nop', 'reject'],
+      default: 'nop',
+      doc: 'BSSY/BSYNC/BREAK/BMOV/YIELD, which a pre-Volta stack has no meaning for: no-op, or verdict unsupported',
+    },
+    {
+      name: 'warpsync',
+      values: ['check', 'nop', 'reject'],
+      default: 'check',
+      doc: 'WARPSYNC: a violation unless every named live lane is active (check), a no-op, or unsupported',
+    },
+  ],
+  create: (ctx, o) =>
+    createSimtStack(ctx, {
+      order: (o['order'] ?? 'taken-first') as PathOrder,
+      foreign: (o['foreign'] ?? 'nop') as ForeignPolicy,
+      warpsync: (o['warpsync'] ?? 'check') as WarpsyncPolicy,
+    }) as Mechanism<unknown>,
+};

@@ -1,0 +1,99 @@
+import type { Diagnostic, Directive } from '../isa/program.ts';
+import type { Launch } from '../lanes/launch.ts';
+
+/**
+ * The launch header of a listing (SEMANTICS §5, syntax a project decision): comment lines
+ * `// @warpcheck <item> <item> …` whose items are
+ *
+ * | item | meaning |
+ * | --- | --- |
+ * | `warp-size=4`, `warps=2` | block shape |
+ * | `entry=NAME` | the kernel's entry function (default: the first function) |
+ * | `mem[0x100]=5` | initial memory word |
+ * | `c[0x0][0x160]=0x100` | constant-bank word (a kernel parameter) |
+ * | `R5=3`, `R5@2=7`, `R5@0,1=7` | initial register value, for all threads or the listed thread ids |
+ * | `expect:its=terminates`, `expect:simt-stack=deadlock/livelock` | the verdict a test expects |
+ */
+export interface Header {
+  readonly launch: Partial<Launch>;
+  readonly entry: string | null;
+  readonly expect: Readonly<Record<string, string>>;
+}
+
+const NUM = String.raw`(-?(?:0x[0-9a-fA-F]+|\d+))`;
+const ITEM_PATTERNS: readonly [RegExp, string][] = [
+  [new RegExp(String.raw`^warp-size=${NUM}$`), 'warp-size'],
+  [new RegExp(String.raw`^warps=${NUM}$`), 'warps'],
+  [/^entry=(\S+)$/, 'entry'],
+  [new RegExp(String.raw`^mem\[${NUM}\]=${NUM}$`), 'mem'],
+  [new RegExp(String.raw`^c\[${NUM}\]\[${NUM}\]=${NUM}$`), 'const'],
+  [new RegExp(String.raw`^R(\d+)(?:@([\d,]+))?=${NUM}$`), 'reg'],
+  [/^expect:([a-z0-9-]+)=([a-z-]+(?:\/[a-z]+)?)$/, 'expect'],
+];
+
+const num = (s: string): number => (s.startsWith('-') ? -Number(s.slice(1)) : Number(s));
+
+/** Reads every `// @warpcheck` directive; unknown items are errors with their line and column. */
+export function parseHeader(
+  directives: readonly Directive[],
+  file: string,
+): { ok: true; value: Header } | { ok: false; error: Diagnostic[] } {
+  const launch: { -readonly [K in keyof Launch]?: Launch[K] } = {};
+  const memory: [number, number][] = [];
+  const constants: { bank: number; offset: number; value: number }[] = [];
+  const registers: { reg: number; value: number; threads?: number[] }[] = [];
+  const expect: Record<string, string> = {};
+  let entry: string | null = null;
+  const errors: Diagnostic[] = [];
+  for (const d of directives) {
+    const re = /\S+/g;
+    for (let m = re.exec(d.text); m; m = re.exec(d.text)) {
+      const item = m[0];
+      const at = { file, line: d.line, column: d.column + m.index };
+      const hit = ITEM_PATTERNS.map(([p, k]) => [p.exec(item), k] as const).find(([r]) => r);
+      if (!hit) {
+        errors.push({
+          ...at,
+          message: `unknown header item '${item}' (expected warp-size=N, warps=N, entry=NAME, mem[ADDR]=V, c[B][OFF]=V, Rn[@tids]=V or expect:MECHANISM=VERDICT)`,
+        });
+        continue;
+      }
+      const [r, kind] = hit as [RegExpExecArray, string];
+      switch (kind) {
+        case 'warp-size':
+          launch.warpSize = num(r[1]!);
+          break;
+        case 'warps':
+          launch.warps = num(r[1]!);
+          break;
+        case 'entry':
+          entry = r[1]!;
+          break;
+        case 'mem':
+          memory.push([num(r[1]!), num(r[2]!) >>> 0]);
+          break;
+        case 'const':
+          constants.push({ bank: num(r[1]!), offset: num(r[2]!), value: num(r[3]!) >>> 0 });
+          break;
+        case 'reg': {
+          const reg = Number(r[1]);
+          if (reg > 254) {
+            errors.push({ ...at, message: `register R${reg} does not exist (R0..R254)` });
+            break;
+          }
+          const threads = r[2] ? r[2].split(',').map(Number) : undefined;
+          registers.push({ reg, value: num(r[3]!) >>> 0, ...(threads ? { threads } : {}) });
+          break;
+        }
+        case 'expect':
+          expect[r[1]!] = r[2]!;
+          break;
+      }
+    }
+  }
+  if (errors.length) return { ok: false, error: errors };
+  if (memory.length) launch.memory = memory;
+  if (constants.length) launch.constants = constants;
+  if (registers.length) launch.registers = registers;
+  return { ok: true, value: { launch, entry, expect } };
+}
