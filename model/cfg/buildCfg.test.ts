@@ -87,7 +87,7 @@ describe('buildCfg: subroutine inside the function (CALL and RET)', () => {
       [7, 8, [5]],
       [8, 9, [X]],
     ]);
-    expect(cfg.calls).toEqual([{ from: 1, to: 5, sameFunction: true }]);
+    expect(cfg.calls).toEqual([{ from: 1, to: 5, sameFunction: true, returns: true }]);
     expect(cfg.functions[0]!.roots).toEqual([0, 3]);
   });
   it('the subroutine is reachable, the padding is not', () => {
@@ -101,6 +101,49 @@ describe('buildCfg: subroutine inside the function (CALL and RET)', () => {
     expect(field(cfg, 'ipdom')).toEqual([1, X, X, 5, 5, X]);
     expect(cfg.notes).toHaveLength(1);
     expect(cfg.notes[0]).toContain('(pc 4)');
+  });
+});
+
+describe('buildCfg: CALLs that never return are jumps', () => {
+  it('a conditional CALL as a loop exit', () => {
+    // Leaders 0 (start; target of BRA 0), 3 (after the CALL), 4 (CALL target; after BRA).
+    // b0 [0,3), b1 [3,4), b2 [4,6). From pc 4 only EXIT is reachable, no RET: the CALL is a
+    // branch. b0: @P6 CALL 4 → b2 (taken), b1 (not taken); b1: BRA 0 → b0; b2 → X.
+    const cfg = buildCfg(ex.callAsLoopExit);
+    expect(shape(cfg)).toEqual([
+      [0, 3, [2, 1]],
+      [3, 4, [0]],
+      [4, 6, [X]],
+    ]);
+    expect(cfg.calls).toEqual([{ from: 2, to: 4, sameFunction: true, returns: false }]);
+    expect(cfg.functions[0]!.roots).toEqual([0]);
+    // The loop b0 ⇄ b1 leaves through b2: every block reaches X; ipdom(b0) = b2 (b1 only
+    // returns to b0), ipdom(b1) = b0.
+    expect(field(cfg, 'ipdom')).toEqual([2, 0, X]);
+    expect(field(cfg, 'idom')).toEqual([null, 0, 0]);
+    expect(cfg.notes).toEqual([
+      'kernel: no RET is reachable from the CALL target kernel+0x0040 (pc 4); CALLs to it are treated as jumps',
+    ]);
+  });
+  it('a caller of a never-returning callee never returns either', () => {
+    // Blocks: b0 [0,1), b1 [1,2), b2 [2,3), b3 [3,4), b4 [4,5), b5 [5,6), b6 [6,8).
+    // Round 1: B (pc 6) reaches only EXIT → never returns; A (pc 3) still reaches its RET
+    // through the CALL's fall-through. Round 2: A's CALL is now a jump to B, so A reaches no
+    // RET. Round 3: nothing changes. Final: b0 → b3, b3 → b6; b1 and b4 are unreachable.
+    const cfg = buildCfg(ex.noReturnChain);
+    expect(shape(cfg)).toEqual([
+      [0, 1, [3]],
+      [1, 2, [X]],
+      [2, 3, [2]],
+      [3, 4, [6]],
+      [4, 5, [X]],
+      [5, 6, [5]],
+      [6, 8, [X]],
+    ]);
+    expect(cfg.calls.map((c) => c.returns)).toEqual([false, false]);
+    expect(cfg.functions[0]!.roots).toEqual([0]);
+    expect(field(cfg, 'reachable')).toEqual([true, false, false, true, false, false, true]);
+    expect(field(cfg, 'ipdom')).toEqual([3, X, X, 6, X, X, X]);
   });
 });
 
@@ -174,7 +217,7 @@ describe('buildCfg: several functions', () => {
       [2, 3],
     ]);
     expect(cfg.functions.map((f) => f.roots)).toEqual([[0], [2]]);
-    expect(cfg.calls).toEqual([{ from: 3, to: 0, sameFunction: false }]);
+    expect(cfg.calls).toEqual([{ from: 3, to: 0, sameFunction: false, returns: true }]);
     expect(cfg.warnings).toHaveLength(2);
     expect(cfg.warnings[0]).toContain('f+0x0010 (pc 1)');
     expect(cfg.warnings[0]).toContain('outside the function');

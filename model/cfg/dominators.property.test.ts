@@ -37,38 +37,66 @@ function naiveDominators(size: number, root: number, preds: readonly number[][])
     changed = false;
     for (const v of all) {
       if (v === root) continue;
-      let meet: Set<number> | null = null;
-      for (const p of preds[v]!) {
-        const d = dom[p];
-        if (!d) continue;
-        meet = meet === null ? new Set(d) : new Set([...meet].filter((x) => d.has(x)));
-      }
-      const next = new Set([v, ...(meet ?? [])]);
+      const known = preds[v]!.flatMap((p) => (dom[p] ? [dom[p]] : []));
+      const meet = known.reduce(
+        (a, d) => new Set([...a].filter((x) => d.has(x))),
+        known[0] ?? new Set(),
+      );
+      const next = new Set([v, ...meet]);
       if (next.size !== dom[v]!.size) ((dom[v] = next), (changed = true));
     }
   }
   return dom;
 }
 
-/** The instruction graph of a one-function program: nodes 0..n-1, X = n, virtual entry n + 1. */
+/**
+ * The instruction graph of a one-function program: nodes 0..n-1, X = n, virtual entry n + 1.
+ * A CALL whose target reaches no RET is a jump (the decision in `basicBlocks`), found here by the
+ * same fixpoint but on instructions.
+ */
 function instructionGraph(program: Program): { succs: number[][]; preds: number[][] } {
   const n = program.instructions.length;
   const X = n;
-  const succs: number[][] = Array.from({ length: n + 2 }, () => []);
-  const fall = (pc: number) => (pc + 1 < n ? pc + 1 : X);
-  const roots = new Set([0]);
-  for (let pc = 0; pc < n; pc++) {
-    const c = controlOf(program, pc);
-    const out = new Set<number>();
-    if (c.kind === 'none' || c.kind === 'call') out.add(fall(pc));
-    if (c.kind === 'call') c.targets.forEach((t) => roots.add(t));
-    if (c.kind === 'branch' || c.kind === 'indirect') c.targets.forEach((t) => out.add(t));
-    if (c.kind === 'indirect' && c.unknownTargets) out.add(X);
-    if (c.kind === 'return' || c.kind === 'exit' || c.kind === 'trap') out.add(X);
-    if (c.conditional && c.kind !== 'none' && c.kind !== 'call') out.add(fall(pc));
-    succs[pc] = [...out];
+  const controls = program.instructions.map((_, pc) => controlOf(program, pc));
+  const callTargets = new Set(controls.flatMap((c) => (c.kind === 'call' ? c.targets : [])));
+  const wire = (noReturn: ReadonlySet<number>): number[][] => {
+    const succs: number[][] = Array.from({ length: n + 2 }, () => []);
+    const fall = (pc: number) => (pc + 1 < n ? pc + 1 : X);
+    controls.forEach((c, pc) => {
+      const out = new Set<number>();
+      if (c.kind === 'none') out.add(fall(pc));
+      if (c.kind === 'call') {
+        const jumps = c.targets.filter((t) => noReturn.has(t));
+        jumps.forEach((t) => out.add(t));
+        if (jumps.length === 0 || c.conditional) out.add(fall(pc));
+      }
+      if (c.kind === 'branch' || c.kind === 'indirect') c.targets.forEach((t) => out.add(t));
+      if (c.kind === 'indirect' && c.unknownTargets) out.add(X);
+      if (c.kind === 'return' || c.kind === 'exit' || c.kind === 'trap') out.add(X);
+      if (c.conditional && c.kind !== 'none' && c.kind !== 'call') out.add(fall(pc));
+      succs[pc] = [...out];
+    });
+    succs[n + 1] = [0, ...[...callTargets].filter((t) => !noReturn.has(t))];
+    return succs;
+  };
+  const reachesRet = (succs: number[][], t: number): boolean => {
+    const seen = new Set([t]);
+    const work = [t];
+    while (work.length > 0) {
+      const v = work.pop()!;
+      if (v < n && controls[v]!.kind === 'return') return true;
+      for (const w of succs[v]!) if (w < n && !seen.has(w)) (seen.add(w), work.push(w));
+    }
+    return false;
+  };
+  let noReturn = new Set<number>();
+  let succs = wire(noReturn);
+  for (;;) {
+    const next = new Set([...callTargets].filter((t) => !reachesRet(succs, t)));
+    if (next.size === noReturn.size) break;
+    noReturn = next;
+    succs = wire(noReturn);
   }
-  succs[n + 1] = [...roots];
   const preds: number[][] = succs.map(() => []);
   succs.forEach((out, v) => out.forEach((w) => preds[w]!.push(v)));
   return { succs, preds };

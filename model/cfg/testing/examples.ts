@@ -259,3 +259,49 @@ export const twoFunctions: Program = program(
   ['f', [op('ISETP'), ins('BRA', [tgt(4)], { guard: p(0) }), op()]],
   ['g', [ins('CALL', [tgt(0)]), ins('EXIT')]],
 );
+
+/**
+ * A CALL used as a loop exit, as nvcc emits `@P6 CALL.REL.NOINC` (cudad sm89
+ * `box_blur_variable_radius` +0x1100): the callee reaches EXIT, never a RET.
+ * ```
+ * 0  loop: IADD3
+ * 1  ISETP P6
+ * 2  @P6 CALL 4                leaves the loop
+ * 3  BRA 0
+ * 4  IADD3                     after the loop
+ * 5  EXIT
+ * ```
+ */
+export const callAsLoopExit: Program = kernel(
+  op(),
+  op('ISETP'),
+  ins('CALL', [tgt(4)], { guard: p(6) }),
+  ins('BRA', [tgt(0)]),
+  op(),
+  ins('EXIT'),
+);
+
+/**
+ * Calls that never return, found by a fixpoint: B exits, so A (which calls B unconditionally
+ * before its RET) never returns either.
+ * ```
+ * 0  CALL 3                    main calls A
+ * 1  EXIT
+ * 2  BRA 2
+ * 3  A: CALL 6                 A calls B
+ * 4  RET R20
+ * 5  BRA 5
+ * 6  B: IADD3
+ * 7  EXIT
+ * ```
+ */
+export const noReturnChain: Program = kernel(
+  ins('CALL', [tgt(3)]),
+  ins('EXIT'),
+  ins('BRA', [tgt(2)]),
+  ins('CALL', [tgt(6)]),
+  ins('RET', [reg(20)]),
+  ins('BRA', [tgt(5)]),
+  op(),
+  ins('EXIT'),
+);
