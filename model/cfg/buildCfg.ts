@@ -7,8 +7,9 @@
  * reverse graph from the virtual exit (Cooper–Harvey–Kennedy, `dominators.ts`).
  *
  * Decisions, each also stated in `ProgramCfg.notes` when it applies:
- * - Roots: the function's entry and every in-function CALL target (nvcc puts subroutines such as
- *   the slow path of a division inside the caller's function and reaches them only by CALL).
+ * - Roots: the function's entry and every in-function CALL target that returns (nvcc puts
+ *   subroutines such as the slow path of a division inside the caller's function and reaches
+ *   them only by CALL; they would otherwise look unreachable and get no dominators or loops).
  *   A block that no root reaches is kept and marked `reachable: false`.
  * - Post-dominance follows the textbook definition over paths to the exit (seed 002 §2.3: "every
  *   path from a to the end of the program has to go through b"): a path that never reaches the
