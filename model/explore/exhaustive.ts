@@ -133,12 +133,21 @@ export function explore(
     enabledWarps.push(en);
     if (status === 'terminated') {
       terminalStates++;
-      record({ verdict: 'terminates', kind: null, property: null, message: 'every lane exited' }, head, null);
+      record(
+        { verdict: 'terminates', kind: null, property: null, message: 'every lane exited' },
+        head,
+        null,
+      );
       continue;
     }
     if (status === 'blocked') {
       record(
-        { verdict: 'deadlock', kind: 'blocked', property: null, message: blockedMessage(machine, s) },
+        {
+          verdict: 'deadlock',
+          kind: 'blocked',
+          property: null,
+          message: blockedMessage(machine, s),
+        },
         head,
         null,
       );
@@ -155,7 +164,12 @@ export function explore(
       let to = -1;
       if (t.stop) {
         record(
-          { verdict: t.stop.verdict, kind: null, property: t.stop.property ?? null, message: t.stop.message },
+          {
+            verdict: t.stop.verdict,
+            kind: null,
+            property: t.stop.property ?? null,
+            message: t.stop.message,
+          },
           head,
           c,
         );
@@ -206,7 +220,9 @@ export function explore(
     );
   if (bound === null && head < states.length) bound = 'states';
 
-  const sorted = [...findings.values()].sort((a, b) => verdictRank(a.verdict, a.kind) - verdictRank(b.verdict, b.kind));
+  const sorted = [...findings.values()].sort(
+    (a, b) => verdictRank(a.verdict, a.kind) - verdictRank(b.verdict, b.kind),
+  );
   const best = sorted[0];
   let verdict: Verdict = best?.verdict ?? 'bound-reached';
   let kind = best?.kind ?? null;

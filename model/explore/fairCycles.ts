@@ -123,10 +123,16 @@ function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
   }
   const satisfied = (o: { warp: number; lane: number | null }): boolean => {
     for (const s of visited) {
-      if (o.lane === null ? !((g.enabledWarps[s]! >> o.warp) & 1) : !((g.readyLanes![s * K + o.warp]! >>> o.lane) & 1)) return true;
+      if (
+        o.lane === null
+          ? !((g.enabledWarps[s]! >> o.warp) & 1)
+          : !((g.readyLanes![s * K + o.warp]! >>> o.lane) & 1)
+      )
+        return true;
     }
     for (const e of takenEdges)
-      if (g.edgeWarp[e] === o.warp && (o.lane === null || (g.edgeMask[e]! >>> o.lane) & 1)) return true;
+      if (g.edgeWarp[e] === o.warp && (o.lane === null || (g.edgeMask[e]! >>> o.lane) & 1))
+        return true;
     return false;
   };
   const walk = (goal: (s: number, e: number | null) => boolean) => {
@@ -149,7 +155,14 @@ function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
     );
   }
   // Back to the entry; at least one step, so the cycle is never empty.
-  const back = bfsInside(g, comp, c, at, (s, e) => e === null && s === entry && cycle.length > 0, cycle.length === 0);
+  const back = bfsInside(
+    g,
+    comp,
+    c,
+    at,
+    (s, e) => e === null && s === entry && cycle.length > 0,
+    cycle.length === 0,
+  );
   for (const e of back) cycle.push(g.edgeChoice[e]!);
   return { entry, cycle };
 }
@@ -172,7 +185,7 @@ function bfsInside(
   const seen = new Set<number>([from]);
   const pathTo = (s: number, last: number | null): number[] => {
     const out: number[] = last === null ? [] : [last];
-    for (let cur = s; cur !== from; ) {
+    for (let cur = s; cur !== from;) {
       const e = via.get(cur)!;
       out.push(e);
       cur = sourceOf(g, e);

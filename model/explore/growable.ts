@@ -8,7 +8,10 @@ export class Growable<T extends Typed> {
   private buf: T;
   length = 0;
 
-  constructor(private readonly make: (n: number) => T, initial = 1024) {
+  constructor(
+    private readonly make: (n: number) => T,
+    initial = 1024,
+  ) {
     this.buf = make(initial);
   }
 

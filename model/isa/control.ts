@@ -75,7 +75,8 @@ export const ALL_CONTROL_OPCODES: ReadonlySet<string> = new Set([
 export function controlOf(program: Program, pc: number): ControlInfo {
   const ins = program.instructions[pc]!;
   // BRA.DIV / BRA.CONV depend on the warp's convergence (SEMANTICS §2, a decision): both edges.
-  const dynamic = ins.opcode === 'BRA' && (ins.modifiers.includes('DIV') || ins.modifiers.includes('CONV'));
+  const dynamic =
+    ins.opcode === 'BRA' && (ins.modifiers.includes('DIV') || ins.modifiers.includes('CONV'));
   const conditional = dynamic || !isAlways(ins.guard) || !isAlways(secondPredicate(ins));
   const targets = ins.operands.flatMap((o) => (o.kind === 'target' ? [o.pc] : []));
   switch (ins.opcode) {

@@ -27,6 +27,10 @@ const srcOf = (program: Program, o: Operand | undefined): Src =>
     }))
     // `MOV R20, label` loads the label's byte offset in its function (SEMANTICS §1).
     .with({ kind: 'target' }, (t) => ({ kind: 'imm', value: codeOffset(program, t.pc) }) as const)
+    .with({ kind: 'text' }, (t) => {
+      const label = program.labels.find((l) => l.name === t.text);
+      return label ? ({ kind: 'imm', value: codeOffset(program, label.pc) } as const) : UNKNOWN;
+    })
     .otherwise(() => UNKNOWN);
 
 /** Byte offset of `pc` within its function (a pc one past the end continues the stride). */
@@ -66,7 +70,11 @@ function opaqueOf(ins: Instruction): OpBody {
   takePreds();
   const first = ops[i];
   const isStore = /^(ST|RED|ATOM|SU)/.test(ins.opcode);
-  if (first?.kind === 'reg' && first.index !== RZ && !(isStore && i === 0 && !/^ATOM/.test(ins.opcode))) {
+  if (
+    first?.kind === 'reg' &&
+    first.index !== RZ &&
+    !(isStore && i === 0 && !/^ATOM/.test(ins.opcode))
+  ) {
     const wide = ins.modifiers.some((m) => m === '64' || m === 'WIDE') ? 2 : 1;
     const width = ins.modifiers.includes('128') ? 4 : wide;
     for (let k = 0; k < width; k++) regs.push(first.index + k);
@@ -131,7 +139,8 @@ function decodeBody(program: Program, pc: number, ins: Instruction): OpBody | De
     }
     case 'RET': {
       const reg = regOf(ops[0]);
-      if (reg === null) return fail('expected the return-address register, e.g. RET.REL.NODEC R20 0x0');
+      if (reg === null)
+        return fail('expected the return-address register, e.g. RET.REL.NODEC R20 0x0');
       return { kind: 'ret', reg, imm: ops[1]?.kind === 'imm' ? ops[1].value : 0 };
     }
     case 'BSSY': {
@@ -153,7 +162,12 @@ function decodeBody(program: Program, pc: number, ins: Instruction): OpBody | De
     case 'BMOV': {
       const [d, s] = ops;
       if (d?.kind === 'reg' && s?.kind === 'breg')
-        return { kind: 'bmov-from-barrier', dst: d.index, barrier: s.index, clear: mods.includes('CLEAR') };
+        return {
+          kind: 'bmov-from-barrier',
+          dst: d.index,
+          barrier: s.index,
+          clear: mods.includes('CLEAR'),
+        };
       if (d?.kind === 'breg' && (s?.kind === 'reg' || s?.kind === 'imm'))
         return { kind: 'bmov-to-barrier', barrier: d.index, src: srcOf(program, s) };
       // BMOV to or from convergence-unit state (MACTIVE, OPT_STACK, B→B shifts): outside the model.
@@ -163,7 +177,8 @@ function decodeBody(program: Program, pc: number, ins: Instruction): OpBody | De
       if (mods.includes('EXCLUSIVE') || mods.includes('COLLECTIVE')) return opaqueOf(ins);
       if (mods.includes('ALL')) return { kind: 'warpsync', mask: null };
       const m = ops[0];
-      if (m?.kind !== 'imm' && m?.kind !== 'reg') return fail('expected a mask: WARPSYNC 0xffffffff, WARPSYNC R4 or WARPSYNC.ALL');
+      if (m?.kind !== 'imm' && m?.kind !== 'reg')
+        return fail('expected a mask: WARPSYNC 0xffffffff, WARPSYNC R4 or WARPSYNC.ALL');
       return { kind: 'warpsync', mask: srcOf(program, m) };
     }
     case 'YIELD':
@@ -205,8 +220,14 @@ function decodeData(program: Program, ins: Instruction): OpBody {
         : opaque(),
     )
     .with(P.union('IADD3', 'IADD'), () => {
-      if (dst === null || mods.includes('X') || ops.slice(1).some((o) => o.kind === 'pred')) return opaque();
-      return { kind: 'arith' as const, dst, mul: null, adds: ops.slice(1).map((_, i) => src(i + 1)) };
+      if (dst === null || mods.includes('X') || ops.slice(1).some((o) => o.kind === 'pred'))
+        return opaque();
+      return {
+        kind: 'arith' as const,
+        dst,
+        mul: null,
+        adds: ops.slice(1).map((_, i) => src(i + 1)),
+      };
     })
     .with('IMAD', () => {
       const allowed = mods.every((m) => ['MOV', 'U32', 'S32', 'SHL', 'IADD'].includes(m));
@@ -216,25 +237,54 @@ function decodeData(program: Program, ins: Instruction): OpBody {
     .with('LOP3', () => {
       const lut = ops[4];
       const tail = predOf(ops[5]);
-      if (dst === null || lut?.kind !== 'imm' || (tail !== null && tail.index !== PT)) return opaque();
-      return { kind: 'lop3' as const, dst, srcs: [src(1), src(2), src(3)] as const, lut: lut.value & 0xff };
+      if (dst === null || lut?.kind !== 'imm' || (tail !== null && tail.index !== PT))
+        return opaque();
+      return {
+        kind: 'lop3' as const,
+        dst,
+        srcs: [src(1), src(2), src(3)] as const,
+        lut: lut.value & 0xff,
+      };
     })
     .with(P.union('AND', 'OR', 'XOR'), (op) => {
       if (dst === null || ops.length !== 3) return opaque();
       const lut = op === 'AND' ? 0xc0 : op === 'OR' ? 0xfc : 0x3c;
-      return { kind: 'lop3' as const, dst, srcs: [src(1), src(2), { kind: 'imm', value: 0 }] as const, lut };
+      return {
+        kind: 'lop3' as const,
+        dst,
+        srcs: [src(1), src(2), { kind: 'imm', value: 0 }] as const,
+        lut,
+      };
     })
     .with('SHF', () => {
       if (dst === null || ops.length !== 4) return opaque();
       const left = mods.includes('L');
       if (!left && !mods.includes('R')) return opaque();
       const signed = mods.includes('S32') || mods.includes('S64');
-      return { kind: 'shift' as const, dst, lo: src(1), amount: src(2), hi: src(3), left, signed, high: mods.includes('HI') };
+      return {
+        kind: 'shift' as const,
+        dst,
+        lo: src(1),
+        amount: src(2),
+        hi: src(3),
+        left,
+        signed,
+        high: mods.includes('HI'),
+      };
     })
     .with(P.union('SHL', 'SHR'), (op) => {
       if (dst === null || ops.length !== 3) return opaque();
       const zero: Src = { kind: 'imm', value: 0 };
-      return { kind: 'shift' as const, dst, lo: src(1), amount: src(2), hi: zero, left: op === 'SHL', signed: false, high: false };
+      return {
+        kind: 'shift' as const,
+        dst,
+        lo: src(1),
+        amount: src(2),
+        hi: zero,
+        left: op === 'SHL',
+        signed: false,
+        high: false,
+      };
     })
     .with('ISETP', () => decodeIsetp(program, ins) ?? opaque())
     .with(P.union('LDS', 'LDG', 'LD', 'LDL'), () => {
@@ -243,11 +293,17 @@ function decodeData(program: Program, ins: Instruction): OpBody {
     })
     .with(P.union('STS', 'STG', 'ST', 'STL'), () => {
       const addr = addrOf(ops[0]);
-      return addr === null || ops.length !== 2 ? opaque() : { kind: 'store' as const, addr, src: src(1) };
+      return addr === null || ops.length !== 2
+        ? opaque()
+        : { kind: 'store' as const, addr, src: src(1) };
     })
     .with(P.union('ATOMS', 'ATOMG', 'ATOM', 'RED'), () => decodeAtomic(program, ins) ?? opaque())
     .with('VOTE', () => {
-      const mode: 'ANY' | 'ALL' | null = mods.includes('ANY') ? 'ANY' : mods.includes('ALL') ? 'ALL' : null;
+      const mode: 'ANY' | 'ALL' | null = mods.includes('ANY')
+        ? 'ANY'
+        : mods.includes('ALL')
+          ? 'ALL'
+          : null;
       if (mode === null) return opaque();
       const rest = ops[0]?.kind === 'reg' ? ops.slice(1) : ops;
       const pd = predOf(rest[0]);
@@ -278,7 +334,17 @@ function decodeIsetp(program: Program, ins: Instruction): OpBody | null {
   if (ops.length === 3) {
     const dp = predOf(ops[0]);
     if (!dp) return null;
-    return { kind: 'isetp', dst: dp, dst2: TRUE, cmp, unsigned, bool: 'AND', a: s(ops[1]), b: s(ops[2]), c: TRUE };
+    return {
+      kind: 'isetp',
+      dst: dp,
+      dst2: TRUE,
+      cmp,
+      unsigned,
+      bool: 'AND',
+      a: s(ops[1]),
+      b: s(ops[2]),
+      c: TRUE,
+    };
   }
   return null;
 }
@@ -286,7 +352,13 @@ function decodeIsetp(program: Program, ins: Instruction): OpBody | null {
 /** ATOMS.CAS R0, [R2], R4, R5 · ATOMG.E.EXCH.STRONG.GPU PT, R0, [R2.64], R4 · RED.E.ADD [R2.64], R5. */
 function decodeAtomic(program: Program, ins: Instruction): OpBody | null {
   const mods = ins.modifiers;
-  const op = mods.includes('CAS') ? 'CAS' : mods.includes('EXCH') ? 'EXCH' : mods.includes('ADD') ? 'ADD' : null;
+  const op = mods.includes('CAS')
+    ? 'CAS'
+    : mods.includes('EXCH')
+      ? 'EXCH'
+      : mods.includes('ADD')
+        ? 'ADD'
+        : null;
   if (op === null) return null;
   let ops = ins.operands;
   if (ops[0]?.kind === 'pred') ops = ops.slice(1);
@@ -316,7 +388,15 @@ export function decodeProgram(
     const r = decodeInstruction(program, pc);
     if ('message' in r) {
       errors.push(r);
-      ops.push({ kind: 'opaque', opcode: program.instructions[pc]!.opcode, regs: [], preds: [], havoc: false, guard: null, pred2: null });
+      ops.push({
+        kind: 'opaque',
+        opcode: program.instructions[pc]!.opcode,
+        regs: [],
+        preds: [],
+        havoc: false,
+        guard: null,
+        pred2: null,
+      });
       continue;
     }
     if (options.strict && r.kind === 'opaque') {

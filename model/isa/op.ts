@@ -79,7 +79,12 @@ export type OpBody =
       readonly adds: readonly Src[];
     }
   /** Bitwise: LOP3.LUT with a truth table (AND/OR/XOR are tables 0xc0/0xfc/0x3c over a, b). */
-  | { readonly kind: 'lop3'; readonly dst: number; readonly srcs: readonly [Src, Src, Src]; readonly lut: number }
+  | {
+      readonly kind: 'lop3';
+      readonly dst: number;
+      readonly srcs: readonly [Src, Src, Src];
+      readonly lut: number;
+    }
   /** SHF funnel shift and SHL/SHR: dst = ((hi:lo) shifted by amount) low or high word. */
   | {
       readonly kind: 'shift';

@@ -27,7 +27,12 @@ export function evalDataOp(
   maybe: number,
 ): readonly ExecResult[] {
   const next = active === 0 ? [] : [{ pc: pc + 1, mask: active }];
-  const done = (data: LaneData, memory: Memory, event: Event = NONE, choice: string | null = null): ExecResult => ({
+  const done = (
+    data: LaneData,
+    memory: Memory,
+    event: Event = NONE,
+    choice: string | null = null,
+  ): ExecResult => ({
     kind: 'step',
     data,
     memory,
@@ -63,7 +68,9 @@ export function evalDataOp(
         if (named === null) named = m;
         else if (named !== m) agree = false;
       }
-      return [done(d, mem, { kind: 'warpsync', mask: sure, named: agree ? (named ?? ctx.full) : null })];
+      return [
+        done(d, mem, { kind: 'warpsync', mask: sure, named: agree ? (named ?? ctx.full) : null }),
+      ];
     }
     case 'bssy':
     case 'bsync':
@@ -72,9 +79,19 @@ export function evalDataOp(
     case 'bmov-to-barrier':
       return [done(d, mem, { kind: 'barrier', mask: sure })];
     case 'mov':
-      return [done(writeReg(op.dst, (l) => v(l, op.src)), mem)];
+      return [
+        done(
+          writeReg(op.dst, (l) => v(l, op.src)),
+          mem,
+        ),
+      ];
     case 's2r':
-      return [done(writeReg(op.dst, (l) => specialRegister(ctx, op.sreg, warp, l)), mem)];
+      return [
+        done(
+          writeReg(op.dst, (l) => specialRegister(ctx, op.sreg, warp, l)),
+          mem,
+        ),
+      ];
     case 'arith':
       return [
         done(
@@ -97,9 +114,21 @@ export function evalDataOp(
         ),
       ];
     case 'lop3':
-      return [done(writeReg(op.dst, (l) => lop3(v(l, op.srcs[0]), v(l, op.srcs[1]), v(l, op.srcs[2]), op.lut)), mem)];
+      return [
+        done(
+          writeReg(op.dst, (l) =>
+            lop3(v(l, op.srcs[0]), v(l, op.srcs[1]), v(l, op.srcs[2]), op.lut),
+          ),
+          mem,
+        ),
+      ];
     case 'shift':
-      return [done(writeReg(op.dst, (l) => shift(v(l, op.lo), v(l, op.amount), v(l, op.hi), op)), mem)];
+      return [
+        done(
+          writeReg(op.dst, (l) => shift(v(l, op.lo), v(l, op.amount), v(l, op.hi), op)),
+          mem,
+        ),
+      ];
     case 'isetp': {
       let t = 0;
       let u = 0;
@@ -132,12 +161,20 @@ export function evalDataOp(
       return [done(data, mem)];
     }
     case 'load':
-      return [done(writeReg(op.dst, (l) => readWord(mem, addrValue(ctx, d, l, op.addr))), mem)];
+      return [
+        done(
+          writeReg(op.dst, (l) => readWord(mem, addrValue(ctx, d, l, op.addr))),
+          mem,
+        ),
+      ];
     case 'store': {
       let m = mem;
       for (const l of lanesOf(lanes)) {
         const a = addrValue(ctx, d, l, op.addr);
-        m = a === UNKNOWN ? havocMemory() : writeWord(m, a, (maybe >>> l) & 1 ? UNKNOWN : v(l, op.src));
+        m =
+          a === UNKNOWN
+            ? havocMemory()
+            : writeWord(m, a, (maybe >>> l) & 1 ? UNKNOWN : v(l, op.src));
       }
       return [done(d, m)];
     }
@@ -159,7 +196,8 @@ export function evalDataOp(
       // Abstract mode (SEMANTICS §5): an opaque instruction writes unknown values.
       let data = d;
       for (const r of op.regs) data = writeRegUnknown(ctx, data, r, lanes);
-      for (const p of op.preds) data = writePred(data, { index: p, negated: false }, lanes, 0, lanes);
+      for (const p of op.preds)
+        data = writePred(data, { index: p, negated: false }, lanes, 0, lanes);
       return [done(data, op.havoc && lanes !== 0 ? havocMemory() : mem)];
     }
     case 'exit':
@@ -242,7 +280,12 @@ export function lop3(a: number, b: number, c: number, lut: number): number {
 }
 
 /** SHF funnel shift over the 64-bit value hi:lo (SEMANTICS §2). */
-export function shift(lo: number, amount: number, hi: number, op: { left: boolean; signed: boolean; high: boolean }): number {
+export function shift(
+  lo: number,
+  amount: number,
+  hi: number,
+  op: { left: boolean; signed: boolean; high: boolean },
+): number {
   if (lo === UNKNOWN || amount === UNKNOWN || hi === UNKNOWN) return UNKNOWN;
   const s = BigInt(Math.min(amount, 64));
   const hiPart = op.signed ? BigInt(hi | 0) : BigInt(hi);
@@ -284,15 +327,29 @@ function atomics(
   const ascending = lanesOf(sure);
   const orders: { order: number[]; label: string | null }[] =
     ctx.atomicOrder === 'explore' && ascending.length > 1
-      ? ascending.map((first) => ({ order: [first, ...ascending.filter((l) => l !== first)], label: `atomic: lane ${first} first` }))
-      : [{ order: ctx.atomicOrder === 'descending' ? ascending.reverse() : ascending, label: null }];
+      ? ascending.map((first) => ({
+          order: [first, ...ascending.filter((l) => l !== first)],
+          label: `atomic: lane ${first} first`,
+        }))
+      : [
+          {
+            order: ctx.atomicOrder === 'descending' ? ascending.reverse() : ascending,
+            label: null,
+          },
+        ];
   const slot = ctx.layout.slot[op.dst] ?? -1;
   return orders.map(({ order, label }) => {
     let m = mem;
     const regs = d.regs.slice();
     for (const l of order) {
       const a = addrValue(ctx, d, l, op.addr);
-      const [old, next] = atomicStep(op, m, a, srcValue(ctx, d, l, op.a), srcValue(ctx, d, l, op.b));
+      const [old, next] = atomicStep(
+        op,
+        m,
+        a,
+        srcValue(ctx, d, l, op.a),
+        srcValue(ctx, d, l, op.b),
+      );
       m = next;
       if (op.dst !== RZ && slot >= 0) regs[l * n + slot] = old;
     }

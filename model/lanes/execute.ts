@@ -106,7 +106,13 @@ export function execute(
   if (maybe !== 0 && isControl(op)) {
     const lanes = lanesOf(maybe);
     if (lanes.length > ctx.maxUnknownLanes)
-      return [{ kind: 'stop', verdict: 'unsupported', message: `${lanes.length} lanes branch on unknown predicates at pc ${pc} (more than ${ctx.maxUnknownLanes}); give the inputs in the launch header` }];
+      return [
+        {
+          kind: 'stop',
+          verdict: 'unsupported',
+          message: `${lanes.length} lanes branch on unknown predicates at pc ${pc} (more than ${ctx.maxUnknownLanes}); give the inputs in the launch header`,
+        },
+      ];
     const out: ExecResult[] = [];
     for (let sub = 0; sub < 1 << lanes.length; sub++) {
       let take = sure;
@@ -135,7 +141,13 @@ const isControl = (op: Op): boolean => {
   }
 };
 
-function step(d: LaneData, mem: Memory, groups: readonly Group[], exited: number, event: Event): ExecResult {
+function step(
+  d: LaneData,
+  mem: Memory,
+  groups: readonly Group[],
+  exited: number,
+  event: Event,
+): ExecResult {
   return { kind: 'step', data: d, memory: mem, outcome: { groups, exited, event }, choice: null };
 }
 
@@ -163,13 +175,22 @@ function control(
       return step(d, mem, simple(pc, active, op.target, cond ? take : 0), 0, NONE);
     }
     case 'trap':
-      if (take !== 0) return { kind: 'stop', verdict: 'trap', message: `BPT.TRAP at pc ${pc} by lanes ${lanesOf(take).join(',')}` };
+      if (take !== 0)
+        return {
+          kind: 'stop',
+          verdict: 'trap',
+          message: `BPT.TRAP at pc ${pc} by lanes ${lanesOf(take).join(',')}`,
+        };
       return step(d, mem, simple(pc, active, null, 0), 0, NONE);
     case 'call': {
       if (take === 0) return step(d, mem, simple(pc, active, null, 0), 0, NONE);
       const calls = d.calls.map((c, l) => ((take >>> l) & 1 ? [...c, pc + 1] : c));
       if (calls.some((c) => c.length > ctx.maxCallDepth))
-        return { kind: 'stop', verdict: 'unsupported', message: `call depth exceeds ${ctx.maxCallDepth} at pc ${pc} (unbounded recursion?)` };
+        return {
+          kind: 'stop',
+          verdict: 'unsupported',
+          message: `call depth exceeds ${ctx.maxCallDepth} at pc ${pc} (unbounded recursion?)`,
+        };
       return step({ ...d, calls }, mem, simple(pc, active, op.target, take), 0, {
         kind: 'call',
         mask: take,
@@ -196,15 +217,27 @@ function control(
           if (value === UNKNOWN) target = back;
           else target = ctx.pcAt(back !== undefined ? back : pc, u32(value + op.imm));
           if (target === undefined)
-            return { kind: 'stop', verdict: value === UNKNOWN ? 'unsupported' : 'undefined-behavior', message: `RET at pc ${pc}: lane ${l} returns to ${value === UNKNOWN ? 'an unknown address with no open CALL' : `offset 0x${u32(value + op.imm).toString(16)}, not an instruction`}` };
+            return {
+              kind: 'stop',
+              verdict: value === UNKNOWN ? 'unsupported' : 'undefined-behavior',
+              message: `RET at pc ${pc}: lane ${l} returns to ${value === UNKNOWN ? 'an unknown address with no open CALL' : `offset 0x${u32(value + op.imm).toString(16)}, not an instruction`}`,
+            };
           calls[l] = stack.slice(0, -1);
         } else {
           if (value === UNKNOWN)
-            return { kind: 'stop', verdict: 'unsupported', message: `BRX at pc ${pc}: lane ${l} jumps to an unknown address` };
+            return {
+              kind: 'stop',
+              verdict: 'unsupported',
+              message: `BRX at pc ${pc}: lane ${l} jumps to an unknown address`,
+            };
           const offset = u32(value + op.imm + (op.relative ? ctx.offsetOf(pc + 1) : 0));
           target = ctx.pcAt(pc, offset);
           if (target === undefined || (op.targets.length > 0 && !op.targets.includes(target)))
-            return { kind: 'stop', verdict: 'undefined-behavior', message: `BRX at pc ${pc}: lane ${l} jumps to offset 0x${offset.toString(16)}, ${target === undefined ? 'not an instruction of the function' : 'not a declared target'}` };
+            return {
+              kind: 'stop',
+              verdict: 'undefined-behavior',
+              message: `BRX at pc ${pc}: lane ${l} jumps to offset 0x${offset.toString(16)}, ${target === undefined ? 'not an instruction of the function' : 'not a declared target'}`,
+            };
         }
         entries.push([target, l]);
       }
@@ -217,7 +250,13 @@ function control(
 }
 
 /** Atomic read-modify-write of one lane; returns the old value and the new memory. */
-export function atomicStep(op: Extract<Op, { kind: 'atomic' }>, mem: Memory, addr: number, a: number, b: number): [number, Memory] {
+export function atomicStep(
+  op: Extract<Op, { kind: 'atomic' }>,
+  mem: Memory,
+  addr: number,
+  a: number,
+  b: number,
+): [number, Memory] {
   const old = readWord(mem, addr);
   let next: number;
   if (op.op === 'EXCH') next = a;

@@ -11,7 +11,11 @@ export interface Launch {
   /** Initial memory words: (address, value). */
   readonly memory: readonly (readonly [number, number])[];
   /** Constant-bank words `c[bank][offset]` (the kernel's parameters). */
-  readonly constants: readonly { readonly bank: number; readonly offset: number; readonly value: number }[];
+  readonly constants: readonly {
+    readonly bank: number;
+    readonly offset: number;
+    readonly value: number;
+  }[];
   /** Initial register values; `lanes` is a thread-id list, all threads when absent. */
   readonly registers: readonly {
     readonly reg: number;

@@ -30,7 +30,8 @@ export class KeyWriter {
   finish(): string {
     const c = this.codes;
     let s = '';
-    for (let i = 0; i < c.length; i += 8192) s += String.fromCharCode.apply(null, c.slice(i, i + 8192));
+    for (let i = 0; i < c.length; i += 8192)
+      s += String.fromCharCode.apply(null, c.slice(i, i + 8192));
     this.codes = [];
     return s;
   }

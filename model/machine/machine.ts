@@ -5,7 +5,13 @@ import { execute } from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
-import type { Formatter, Issue, Mechanism, MechanismContext, MechanismFactory } from '../mechanisms/mechanism.ts';
+import type {
+  Formatter,
+  Issue,
+  Mechanism,
+  MechanismContext,
+  MechanismFactory,
+} from '../mechanisms/mechanism.ts';
 import { binMask } from '../lanes/values.ts';
 import { KeyWriter } from './key.ts';
 
@@ -22,7 +28,8 @@ export interface MachineState {
 }
 
 /** Verdicts a single step can end a run with (SEMANTICS §6). */
-export type StopVerdict = 'undefined-behavior' | 'trap' | 'resource-exhausted' | 'violation' | 'unsupported';
+export type StopVerdict =
+  'undefined-behavior' | 'trap' | 'resource-exhausted' | 'violation' | 'unsupported';
 
 export interface Stop {
   readonly verdict: StopVerdict;
@@ -53,6 +60,8 @@ export interface Machine {
   readonly launch: Launch;
   readonly ctx: ExecContext;
   readonly mechanism: Mechanism<unknown>;
+  /** The mechanism's options, defaults filled in. */
+  readonly options: Readonly<Record<string, string>>;
   readonly fmt: Formatter;
   initial(): MachineState;
   /** Every step possible from `s`, in a fixed order: a schedule is a list of indices into it. */
@@ -70,9 +79,12 @@ const NOP: Op = { kind: 'nop', guard: null, pred2: null };
 export function formatterFor(program: Program, warpSize: number): Formatter {
   const names = new Map<number, string>();
   for (const l of program.labels) if (!names.has(l.pc)) names.set(l.pc, l.name);
-  for (const f of program.functions) if (!names.has(f.start) && program.functions.length > 1) names.set(f.start, f.name);
+  for (const f of program.functions)
+    if (!names.has(f.start) && program.functions.length > 1) names.set(f.start, f.name);
   return {
-    pc: (pc) => names.get(pc) ?? '0x' + (program.instructions[pc]?.offset ?? pc * 16).toString(16).padStart(4, '0'),
+    pc: (pc) =>
+      names.get(pc) ??
+      '0x' + (program.instructions[pc]?.offset ?? pc * 16).toString(16).padStart(4, '0'),
     mask: (m) => binMask(m, warpSize),
   };
 }
@@ -113,31 +125,79 @@ export function createMachine(spec: MachineSpec): Machine {
         const base = { warp: w, issue, group: g };
         const op = issue.pc >= 0 && issue.pc < n ? ops[issue.pc]! : null;
         if (op === null) {
-          out.push({ ...base, choice: null, unknownChoice: false, next: null, stop: { verdict: 'undefined-behavior', message: `warp ${w} lanes ${binMask(issue.mask, launch.warpSize)} ran past the end of the program (pc ${issue.pc})` } });
+          out.push({
+            ...base,
+            choice: null,
+            unknownChoice: false,
+            next: null,
+            stop: {
+              verdict: 'undefined-behavior',
+              message: `warp ${w} lanes ${binMask(issue.mask, launch.warpSize)} ran past the end of the program (pc ${issue.pc})`,
+            },
+          });
           continue;
         }
         const policy = mech.policy(op);
         if (policy === 'reject') {
           const ins = program.instructions[issue.pc]!;
-          out.push({ ...base, choice: null, unknownChoice: false, next: null, stop: { verdict: 'unsupported', message: `${mech.id} has no meaning for ${[ins.opcode, ...ins.modifiers].join('.')} at pc ${issue.pc} (its foreign-instruction policy rejects it)` } });
+          out.push({
+            ...base,
+            choice: null,
+            unknownChoice: false,
+            next: null,
+            stop: {
+              verdict: 'unsupported',
+              message: `${mech.id} has no meaning for ${[ins.opcode, ...ins.modifiers].join('.')} at pc ${issue.pc} (its foreign-instruction policy rejects it)`,
+            },
+          });
           continue;
         }
-        const results = execute(ctx, policy === 'nop' ? NOP : op, issue.pc, w, warp.data, s.memory, issue.mask);
+        const results = execute(
+          ctx,
+          policy === 'nop' ? NOP : op,
+          issue.pc,
+          w,
+          warp.data,
+          s.memory,
+          issue.mask,
+        );
         const alternatives = results.length > 1;
         for (const r of results) {
           if (r.kind === 'stop') {
-            out.push({ ...base, choice: null, unknownChoice: false, next: null, stop: { verdict: r.verdict, message: r.message } });
+            out.push({
+              ...base,
+              choice: null,
+              unknownChoice: false,
+              next: null,
+              stop: { verdict: r.verdict, message: r.message },
+            });
             continue;
           }
           const adv = mech.advance(warp.mech, issue, r.outcome, r.data.exited);
           const unknownChoice = alternatives && r.choice !== null && r.choice.startsWith('unknown');
           if (adv.kind === 'stop') {
-            out.push({ ...base, choice: r.choice, unknownChoice, next: null, stop: { verdict: adv.verdict, message: adv.message, ...(adv.property ? { property: adv.property } : {}) } });
+            out.push({
+              ...base,
+              choice: r.choice,
+              unknownChoice,
+              next: null,
+              stop: {
+                verdict: adv.verdict,
+                message: adv.message,
+                ...(adv.property ? { property: adv.property } : {}),
+              },
+            });
             continue;
           }
           const warps = s.warps.slice();
           warps[w] = { mech: adv.state, data: r.data };
-          out.push({ ...base, choice: r.choice, unknownChoice, next: { warps, memory: r.memory }, stop: null });
+          out.push({
+            ...base,
+            choice: r.choice,
+            unknownChoice,
+            next: { warps, memory: r.memory },
+            stop: null,
+          });
         }
       }
     }
@@ -152,6 +212,7 @@ export function createMachine(spec: MachineSpec): Machine {
     launch,
     ctx,
     mechanism: mech,
+    options: spec.options,
     fmt: formatterFor(program, launch.warpSize),
     initial: () => ({
       warps: Array.from({ length: launch.warps }, (_, k) => ({

@@ -92,5 +92,6 @@ export const itsFactory: MechanismFactory = {
       doc: 'issue every ready lane at a PC together (maximal), or one lane at a time (single)',
     },
   ],
-  create: (ctx, options) => createIts(ctx, (options['grouping'] ?? 'maximal') as ItsGrouping) as Mechanism<unknown>,
+  create: (ctx, options) =>
+    createIts(ctx, (options['grouping'] ?? 'maximal') as ItsGrouping) as Mechanism<unknown>,
 };

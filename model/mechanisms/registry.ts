@@ -23,7 +23,9 @@ export function resolveOptions(
   for (const [k, v] of Object.entries(given)) {
     const spec = f.options.find((s) => s.name === k);
     if (!spec) {
-      problems.push(`${f.id} has no option '${k}' (options: ${f.options.map((s) => s.name).join(', ') || 'none'})`);
+      problems.push(
+        `${f.id} has no option '${k}' (options: ${f.options.map((s) => s.name).join(', ') || 'none'})`,
+      );
       continue;
     }
     if (!spec.values.includes(v)) {

@@ -88,7 +88,10 @@ function settle(s: StackEntry[]): StackEntry[] {
   return s;
 }
 
-export function createSimtStack(ctx: MechanismContext, opts: SimtStackOptions): Mechanism<SimtStackState> {
+export function createSimtStack(
+  ctx: MechanismContext,
+  opts: SimtStackOptions,
+): Mechanism<SimtStackState> {
   return {
     id: 'simt-stack',
     laneFairness: false,
@@ -108,7 +111,11 @@ export function createSimtStack(ctx: MechanismContext, opts: SimtStackOptions): 
       if (ev.kind === 'warpsync') {
         // SEMANTICS §2 `check`: a stack cannot wait, so every named live lane must be active.
         if (ev.named === null)
-          return { kind: 'stop', verdict: 'undefined-behavior', message: `WARPSYNC at ${issue.pc}: active lanes name different masks` };
+          return {
+            kind: 'stop',
+            verdict: 'undefined-behavior',
+            message: `WARPSYNC at ${issue.pc}: active lanes name different masks`,
+          };
         const missing = (ev.named & ~exited & ~issue.mask & ctx.full) >>> 0;
         if (missing !== 0)
           return {
@@ -138,7 +145,11 @@ export function createSimtStack(ctx: MechanismContext, opts: SimtStackOptions): 
           const back = f > 0 ? st[f - 1]!.pc : VIRTUAL_EXIT;
           const wrong = groups.find((g) => (g.mask & ev.mask) !== 0 && g.pc !== back);
           if (wrong)
-            return { kind: 'stop', verdict: 'unsupported', message: `RET at ${issue.pc} returns lanes to pc ${wrong.pc}, not to their CALL's return point ${back}: the SIMT stack cannot follow it` };
+            return {
+              kind: 'stop',
+              verdict: 'unsupported',
+              message: `RET at ${issue.pc} returns lanes to pc ${wrong.pc}, not to their CALL's return point ${back}: the SIMT stack cannot follow it`,
+            };
           // Returning lanes leave the frame and every entry above it; the rest fall through.
           const rest = (top.mask & ~ev.mask) >>> 0;
           st = [...st.slice(0, f), ...without(st.slice(f), ev.mask)];
@@ -197,7 +208,8 @@ export function createSimtStack(ctx: MechanismContext, opts: SimtStackOptions): 
 
 export const simtStackFactory: MechanismFactory = {
   id: 'simt-stack',
-  summary: 'pre-Volta IPDOM reconvergence stack: paths run one after another, reconverge at the IPDOM',
+  summary:
+    'pre-Volta IPDOM reconvergence stack: paths run one after another, reconverge at the IPDOM',
   source: 'seed 000 §II Fig. 1; seed 002 §2.3 Fig. 9; SEMANTICS §3.2',
   options: [
     {

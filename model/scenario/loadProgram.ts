@@ -43,16 +43,29 @@ export function loadProgram(
   if (!header.ok) return header;
   const at = (pc: number) => ({ file, line: sourceLines[pc] ?? 1, column: 1 });
   if (program.instructions.length === 0)
-    return { ok: false, error: [{ file, line: 1, column: 1, message: 'the listing holds no instructions' }] };
+    return {
+      ok: false,
+      error: [{ file, line: 1, column: 1, message: 'the listing holds no instructions' }],
+    };
   const decoded = decodeProgram(program, { strict: options.strict ?? false });
   if (decoded.errors.length)
     return { ok: false, error: decoded.errors.map((e) => ({ ...at(e.pc), message: e.message })) };
   const entryName = options.entry ?? header.value.entry;
-  const fn = entryName === null || entryName === undefined ? program.functions[0] : program.functions.find((f) => f.name === entryName);
+  const fn =
+    entryName === null || entryName === undefined
+      ? program.functions[0]
+      : program.functions.find((f) => f.name === entryName);
   if (!fn)
     return {
       ok: false,
-      error: [{ file, line: 1, column: 1, message: `no function named '${entryName}' (functions: ${program.functions.map((f) => f.name).join(', ')})` }],
+      error: [
+        {
+          file,
+          line: 1,
+          column: 1,
+          message: `no function named '${entryName}' (functions: ${program.functions.map((f) => f.name).join(', ')})`,
+        },
+      ],
     };
   const cfg = buildCfg(program);
   return {
@@ -72,7 +85,10 @@ export function loadProgram(
 }
 
 /** The launch of a run: defaults, then the listing's header, then explicit overrides. */
-export function resolveLaunch(header: Header, overrides: Partial<Launch> = {}): { ok: true; value: Launch } | { ok: false; error: string[] } {
+export function resolveLaunch(
+  header: Header,
+  overrides: { readonly [K in keyof Launch]?: Launch[K] | undefined } = {},
+): { ok: true; value: Launch } | { ok: false; error: string[] } {
   const launch: Launch = { ...defaultLaunch, ...header.launch, ...definedOnly(overrides) };
   const problems = checkLaunch(launch);
   return problems.length ? { ok: false, error: problems } : { ok: true, value: launch };

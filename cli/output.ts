@@ -1,0 +1,62 @@
+import pc from 'picocolors';
+import type { Diagnostic } from '../model/isa/program.ts';
+import { formatDiagnostic } from '../model/isa/program.ts';
+
+/** Where the CLI writes: injectable so tests can capture output. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** True when stderr is a terminal (progress lines are redrawn in place). */
+  readonly interactive: boolean;
+}
+
+export const processIo: Io = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  interactive: Boolean(process.stderr.isTTY),
+};
+
+/** Prints diagnostics one per line (`file:line:col: message`) and returns exit status 2. */
+export function reportDiagnostics(io: Io, ds: readonly Diagnostic[]): number {
+  for (const d of ds) io.err(`${formatDiagnostic(d)}\n`);
+  return 2;
+}
+
+/** A plain text table: columns padded to their widest cell; numbers right-aligned. */
+export function table(
+  columns: readonly string[],
+  rows: readonly (readonly string[])[],
+  indent = '',
+): string {
+  const width = columns.map((c, i) =>
+    Math.max(visible(c).length, ...rows.map((r) => visible(r[i] ?? '').length)),
+  );
+  const numeric = columns.map(
+    (_, i) =>
+      rows.length > 0 && rows.every((r) => /^[\d.,]+( ms| s)?$|^-$/.test(visible(r[i] ?? ''))),
+  );
+  const line = (cells: readonly string[]) =>
+    indent +
+    cells
+      .map((c, i) => {
+        const pad = ' '.repeat(Math.max(0, width[i]! - visible(c).length));
+        return numeric[i] ? pad + c : c + pad;
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => pc.bold(c))), ...rows.map(line)].join('\n') + '\n';
+}
+
+// eslint-disable-next-line no-control-regex
+const visible = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, '');
+
+/** Colours a verdict: green terminates, red failures, yellow bounds and unsupported. */
+export function colourVerdict(v: string): string {
+  if (v.startsWith('terminates')) return pc.green(v);
+  if (v.startsWith('bound-reached') || v.startsWith('unsupported')) return pc.yellow(v);
+  return pc.red(v);
+}
+
+export const thousands = (n: number): string => n.toLocaleString('en-US');
+export const millis = (ms: number): string =>
+  ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`;

@@ -1,0 +1,106 @@
+import pc from 'picocolors';
+import type { StateView } from '../model/mechanisms/mechanism.ts';
+import { readScenario } from '../model/scenario/files.ts';
+import { replay } from '../model/scenario/replay.ts';
+import { scenarioMachine } from '../model/scenario/session.ts';
+import { colourVerdict, reportDiagnostics, table, type Io } from './output.ts';
+
+export interface ReplayArgs {
+  readonly scenario: string;
+  readonly json: boolean;
+  /** Print only the final verdict and mismatches. */
+  readonly quiet: boolean;
+}
+
+/**
+ * `warpcheck replay`: runs a scenario's schedule step by step and prints each issue (warp, PC,
+ * mask, instruction) and the mechanism's state after it, in the layout of the papers' figures.
+ * Exit status: 0 when the run shows the expected verdict and states, 1 when it does not, 2 when
+ * the file cannot be used.
+ */
+export function runReplay(a: ReplayArgs, io: Io): number {
+  const s = readScenario(a.scenario);
+  if (!s.ok) return reportDiagnostics(io, s.error);
+  const m = scenarioMachine(s.value, a.scenario);
+  if (!m.ok) return reportDiagnostics(io, m.error);
+  const run = replay(m.machine, s.value);
+  const ok = run.mismatches.length === 0;
+  if (a.json) {
+    io.out(
+      JSON.stringify(
+        {
+          scenario: a.scenario,
+          mechanism: s.value.mechanism,
+          options: m.machine.options,
+          verdict: run.verdict,
+          kind: run.kind,
+          property: run.property,
+          message: run.message,
+          expected: s.value.expect,
+          ok,
+          mismatches: run.mismatches,
+          initial: run.initial.map((v) => v.data),
+          steps: run.steps.map((st) => ({
+            step: st.step,
+            choice: st.choice,
+            choices: st.choices,
+            warp: st.warp,
+            pc: st.pc,
+            mask: st.mask,
+            instruction: st.instruction,
+            alternative: st.alternative,
+            state: st.views.map((v) => v.data),
+            stop: st.stop,
+          })),
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    return ok ? 0 : 1;
+  }
+  const launch = m.machine.launch;
+  const opts = Object.entries(m.machine.options)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  io.out(`${pc.bold(s.value.name)}\n`);
+  if (s.value.source) io.out(`source: ${s.value.source}\n`);
+  io.out(
+    `mechanism: ${s.value.mechanism}${opts ? ` (${opts})` : ''}; ${launch.warps} warp(s) of ${launch.warpSize} lanes; masks are written lane ${launch.warpSize - 1} first\n`,
+  );
+  if (!a.quiet) {
+    io.out(`\n${pc.dim('initial state')}\n`);
+    printViews(io, run.initial);
+    const loop = s.value.loop ?? null;
+    for (const st of run.steps) {
+      if (loop !== null && st.step === loop + 1)
+        io.out(
+          `\n${pc.cyan(`-- cycle starts here (returns to the state after step ${loop}) --`)}\n`,
+        );
+      const alt = st.alternative ? pc.dim(`  [${st.alternative}]`) : '';
+      io.out(
+        `\n${pc.bold(`#${st.step}`)}  warp ${st.warp}  ${st.pc}  ${st.mask}  ${st.instruction}${alt}${st.choices > 1 ? pc.dim(`  (choice ${st.choice} of ${st.choices})`) : ''}\n`,
+      );
+      if (st.stop) io.out(`   ${colourVerdict(st.stop.verdict)}: ${st.stop.message}\n`);
+      else printViews(io, st.views);
+    }
+  }
+  io.out(
+    `\nverdict: ${colourVerdict(run.kind ? `${run.verdict} (${run.kind})` : run.verdict)} — ${run.message}\n`,
+  );
+  const exp = s.value.expect;
+  io.out(
+    `expected: ${exp.verdict}${exp.kind ? ` (${exp.kind})` : ''} — ${ok ? pc.green('matches') : pc.red('does NOT match')}\n`,
+  );
+  for (const mm of run.mismatches) io.out(`  ${pc.red('mismatch')}: ${mm}\n`);
+  return ok ? 0 : 1;
+}
+
+function printViews(io: Io, views: readonly StateView[]): void {
+  views.forEach((v, w) => {
+    for (const t of v.tables) {
+      io.out(`   ${views.length > 1 ? `warp ${w} ` : ''}${pc.dim(t.title)}\n`);
+      io.out(table(t.columns, t.rows, '     '));
+    }
+  });
+}

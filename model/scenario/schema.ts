@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { VERDICTS } from '../explore/verdict.ts';
+
+/**
+ * The scenario file (DESIGN.md "Every random run is reproducible"): one JSON format for
+ * hand-written examples and for saved counterexamples, versioned. A saved scenario embeds its
+ * program text, so it replays from the file alone; a hand-written one in the repository may point
+ * at a program file relative to itself.
+ */
+export const SCENARIO_FORMAT = 'warpcheck-scenario';
+export const SCENARIO_VERSION = 1;
+
+const int = z.number().int();
+const word = int.min(0).max(0xffffffff);
+
+const launchSchema = z
+  .object({
+    warpSize: int.min(1).max(32).optional(),
+    warps: int.min(1).max(8).optional(),
+    memory: z.array(z.tuple([int, word])).optional(),
+    constants: z
+      .array(z.object({ bank: int.min(0), offset: int.min(0), value: word }).strict())
+      .optional(),
+    registers: z
+      .array(
+        z
+          .object({
+            reg: int.min(0).max(254),
+            value: word,
+            threads: z.array(int.min(0)).optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+  })
+  .strict();
+
+/** An expected state after `step` steps (0 = initial): the issue that led there, and the view data. */
+const expectedStateSchema = z
+  .object({
+    step: int.min(0),
+    /** Which warp's mechanism state `state` describes (default 0). */
+    warp: int.min(0).optional(),
+    /** The issue of step `step` (for step ≥ 1): PC as the view prints it, mask in binary. */
+    issue: z.object({ pc: z.string(), mask: z.string() }).strict().optional(),
+    /** The mechanism's view data (`StateView.data`), compared exactly. */
+    state: z.unknown().optional(),
+    /** Where the expected values come from (a figure, derived by hand from the prose). */
+    note: z.string().optional(),
+  })
+  .strict();
+
+export const scenarioSchema = z
+  .object({
+    format: z.literal(SCENARIO_FORMAT),
+    version: z.literal(SCENARIO_VERSION),
+    name: z.string().min(1),
+    description: z.string().optional(),
+    /** Where the example comes from: seed file and section. */
+    source: z.string().optional(),
+    program: z.union([
+      z.object({ text: z.string() }).strict(),
+      z.object({ file: z.string() }).strict(),
+    ]),
+    entry: z.string().optional(),
+    strict: z.boolean().optional(),
+    launch: launchSchema.optional(),
+    mechanism: z.string(),
+    options: z.record(z.string(), z.string()).optional(),
+    atomicOrder: z.enum(['ascending', 'descending', 'explore']).optional(),
+    /** Choice indices from the initial state. */
+    schedule: z.array(int.min(0)),
+    /** For a livelock: the index in `schedule` where the cycle starts (a lasso). */
+    loop: int.min(0).nullable().optional(),
+    expect: z
+      .object({
+        verdict: z.enum(VERDICTS as unknown as [string, ...string[]]),
+        kind: z.enum(['blocked', 'livelock']).nullable().optional(),
+        property: z.string().nullable().optional(),
+        states: z.array(expectedStateSchema).optional(),
+      })
+      .strict(),
+    /** How a saved counterexample was found (command, seed, tool version, date). */
+    found: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export type Scenario = z.infer<typeof scenarioSchema>;
+export type ExpectedState = z.infer<typeof expectedStateSchema>;
