@@ -1,0 +1,208 @@
+/** The `warpcheck` command end to end, through `main` with captured output. */
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from './main.ts';
+import type { Io } from './output.ts';
+
+const root = join(new URL('.', import.meta.url).pathname, '..');
+const spinlock = join(root, 'scenarios', 'spinlock.sass');
+
+async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: Io = { out: (t) => (out += t), err: (t) => (err += t), interactive: false };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+describe('warpcheck explore', () => {
+  it('says its terminates and simt-stack livelocks on the spinlock (seed 000 §III–IV), in JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const r = await run([
+      'explore',
+      spinlock,
+      '--mechanism',
+      'its,simt-stack',
+      '--json',
+      '--save',
+      dir,
+    ]);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out) as {
+      results: {
+        mechanism: string;
+        verdict: string;
+        kind: string | null;
+        states: number;
+        saved: string[];
+      }[];
+    };
+    const byId = Object.fromEntries(json.results.map((x) => [x.mechanism, x]));
+    expect(byId['its']).toMatchObject({ verdict: 'terminates', kind: null, saved: [] });
+    expect(byId['simt-stack']).toMatchObject({ verdict: 'deadlock', kind: 'livelock' });
+    expect(byId['simt-stack']!.saved).toHaveLength(1);
+    // The saved scenario replays from the file alone to the same verdict.
+    const saved = byId['simt-stack']!.saved[0]!;
+    const rep = await run(['replay', saved, '--json']);
+    expect(rep.code).toBe(0);
+    expect(JSON.parse(rep.out)).toMatchObject({ verdict: 'deadlock', kind: 'livelock', ok: true });
+    // Saving the same finding again keeps the one file.
+    await run(['explore', spinlock, '--mechanism', 'simt-stack', '--save', dir]);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.json'))).toHaveLength(1);
+  });
+
+  it('prints a verdict table with an expectation column from the header', async () => {
+    const r = await run(['explore', spinlock, '--no-save']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/its\s+terminates/);
+    expect(r.out).toMatch(/simt-stack\s+deadlock\/livelock/);
+    expect(r.out).toMatch(/expected/);
+  });
+
+  it('runs a 32-lane warp', async () => {
+    const r = await run(['explore', spinlock, '--warp-size', '32', '--no-save', '--json']);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out) as { results: { verdict: string }[] };
+    expect(json.results.map((x) => x.verdict)).toEqual(['terminates', 'deadlock']);
+  });
+
+  it('reports bound-reached, never terminates, when the budget runs out', async () => {
+    const r = await run([
+      'explore',
+      spinlock,
+      '--mechanism',
+      'its',
+      '--max-states',
+      '10',
+      '--no-save',
+      '--json',
+    ]);
+    const json = JSON.parse(r.out) as { results: { verdict: string; bound: string }[] };
+    expect(json.results[0]).toMatchObject({ verdict: 'bound-reached', bound: 'states' });
+    expect(r.code).toBe(1); // the header expects its=terminates
+  });
+
+  it('rejects a malformed listing with one line per error: file, line, column; exit 2; no stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const bad = join(dir, 'bad.sass');
+    writeFileSync(bad, 'MOV R1, 0x1 ;\n@P0 BRA nowhere ;\nEXIT ;\n');
+    const r = await run(['explore', bad]);
+    expect(r.code).toBe(2);
+    const lines = r.err.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:\\d+: .*nowhere`),
+    );
+    expect(r.err).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  it('rejects unknown mechanisms and options with a message naming the choices', async () => {
+    const r1 = await run(['explore', spinlock, '--mechanism', 'nope']);
+    expect(r1.code).toBe(2);
+    expect(r1.err).toMatch(/unknown mechanism 'nope' \(known: its, simt-stack/);
+    const r2 = await run([
+      'explore',
+      spinlock,
+      '--mechanism',
+      'simt-stack',
+      '--option',
+      'simt-stack.order=sideways',
+    ]);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toMatch(/expected one of taken-first, not-taken-first/);
+    const r3 = await run(['explore', spinlock, '--warp-size', '33']);
+    expect(r3.code).toBe(2);
+    expect(r3.err).toMatch(/warp size must be an integer from 1 to 32/);
+  });
+
+  it('a missing file is exit 2 with a message', async () => {
+    const r = await run(['explore', '/nonexistent/x.sass']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/cannot read/);
+  });
+});
+
+describe('warpcheck replay', () => {
+  it('prints the SIMT stack step by step in the layout of seed 000 Fig. 1c', async () => {
+    const r = await run([
+      'replay',
+      join(root, 'scenarios', 'seed000-fig1-if-else.simt-stack.json'),
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/RPC\s+Next PC\s+Active Mask/);
+    expect(r.out).toMatch(/#3\s+warp 0\s+0x0020\s+1111\s+@P0 BRA/);
+    expect(r.out).toMatch(/matches/);
+  });
+  it('exit 1 when the expectation does not hold', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const f = join(dir, 's.json');
+    writeFileSync(
+      f,
+      JSON.stringify({
+        format: 'warpcheck-scenario',
+        version: 1,
+        name: 'wrong expectation',
+        program: { text: 'EXIT ;\n' },
+        mechanism: 'simt-stack',
+        schedule: [0],
+        expect: { verdict: 'deadlock', kind: 'blocked' },
+      }),
+    );
+    const r = await run(['replay', f]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/does NOT match/);
+  });
+  it('exit 2 on a file that is not a scenario, naming the field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const f = join(dir, 's.json');
+    writeFileSync(
+      f,
+      JSON.stringify({
+        format: 'warpcheck-scenario',
+        version: 1,
+        name: 'x',
+        mechanism: 'its',
+        schedule: [],
+        expect: { verdict: 'terminates' },
+      }),
+    );
+    const r = await run(['replay', f]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/program/);
+    writeFileSync(f, '{ "format": ');
+    const r2 = await run(['replay', f]);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toMatch(/s\.json:1:\d+: not valid JSON/);
+  });
+});
+
+describe('warpcheck parse and help', () => {
+  it('prints blocks and the IPDOM of every branch', async () => {
+    const r = await run([
+      'parse',
+      join(root, 'scenarios', 'seed002-fig7-nested-if-loop.sass'),
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out) as {
+      functions: { branches: { pc: string; ipdom: string }[] }[];
+    };
+    const branches = json.functions[0]!.branches;
+    // seed 002 Fig. 8: A's branch reconverges at G, B's at E (hand-checked against Fig. 7).
+    expect(branches).toContainEqual(expect.objectContaining({ pc: '0x0060', ipdom: 'G' }));
+    expect(branches).toContainEqual(expect.objectContaining({ pc: '0x0090', ipdom: 'E' }));
+  });
+  it('--help teaches the commands and the mechanisms', async () => {
+    const r = await run(['explore', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/--mechanism/);
+    expect(r.out).toMatch(/simt-stack\.order=taken-first\|not-taken-first/);
+    expect(r.out).toMatch(/Example:/);
+  });
+  it('an unknown command is exit 2', async () => {
+    const r = await run(['frobnicate']);
+    expect(r.code).toBe(2);
+  });
+});
