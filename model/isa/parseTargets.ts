@@ -47,6 +47,8 @@ const BACKQUOTED = /^`\((.*)\)$/;
 export function resolveTargets(raw: RawInstruction, fn: number, ctx: TargetContext): TargetResult {
   const operands = raw.operands.map((o) => o.operand);
   const op = raw.opcode;
+  const declared = declaredTargets(raw, fn, ctx);
+  if (declared !== null) return declared;
   if (!TARGET_OPCODES.has(op) || isRegisterIndirect(op, operands)) return { ok: true, operands };
   const last = raw.operands[raw.operands.length - 1];
   const fail = (column: number, message: string): TargetResult => ({ ok: false, column, message });
@@ -107,6 +109,40 @@ export function resolveTargets(raw: RawInstruction, fn: number, ctx: TargetConte
     );
   }
   return { ok: true, operands };
+}
+
+const BRANCH_TARGETS = /^\(\*"BRANCH_TARGETS\s+([^"]*)"\*\)$/;
+
+/**
+ * nvdisasm's declared targets of an indirect branch, `(*"BRANCH_TARGETS .L_1,.L_2"*)` (SEMANTICS §2):
+ * each name (or hex offset) becomes a `target` operand in place of the annotation. Null when the
+ * instruction carries no such annotation.
+ */
+function declaredTargets(raw: RawInstruction, fn: number, ctx: TargetContext): TargetResult | null {
+  const i = raw.operands.findIndex((o) => BRANCH_TARGETS.test(o.text));
+  if (i < 0) return null;
+  const annotation = raw.operands[i]!;
+  const names = BRANCH_TARGETS.exec(annotation.text)![1]!
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const targets: Operand[] = [];
+  for (const name of names) {
+    const offset = /^0x[0-9a-fA-F]+$/.test(name)
+      ? ctx.functions[fn]!.offsets.get(parseInt(name, 16))
+      : undefined;
+    const found = offset === undefined ? lookupName(ctx.scope, name, fn) : null;
+    const pc = offset ?? (found?.kind === 'pc' ? found.pc : undefined);
+    if (pc === undefined)
+      return {
+        ok: false,
+        column: annotation.column,
+        message: `BRANCH_TARGETS names '${name}', which is no label or instruction of function ${ctx.names[fn] ?? 'kernel'}`,
+      };
+    targets.push({ kind: 'target', pc });
+  }
+  const operands = raw.operands.map((o) => o.operand);
+  return { ok: true, operands: [...operands.slice(0, i), ...targets, ...operands.slice(i + 1)] };
 }
 
 /** Can control fall off the end of this instruction sequence (a listing cut off mid-code)? */

@@ -58,7 +58,15 @@ export function printInstruction(ins: Instruction, targetText: (pc: number) => s
       : `${' '.repeat(Math.max(1, GUARD_COLUMN - guard.length - 1))}${guard} `;
   const address = `/*${ins.offset.toString(16).padStart(4, '0')}*/`;
   const name = [ins.opcode, ...ins.modifiers].join('.');
-  const ops = ins.operands.map((o) => printOperand(o, targetText));
+  // Declared targets of an indirect branch print as nvdisasm's annotation (SEMANTICS §2).
+  const indirect = ['BRX', 'BRXU', 'JMX', 'JMXU'].includes(ins.opcode);
+  const declared = indirect ? ins.operands.filter((o) => o.kind === 'target') : [];
+  const plain = indirect ? ins.operands.filter((o) => o.kind !== 'target') : ins.operands;
+  const ops = plain.map((o) => printOperand(o, targetText));
+  if (declared.length > 0)
+    ops.push(
+      `(*"BRANCH_TARGETS ${declared.map((o) => printOperand(o, targetText).replace(/^\`\((.*)\)$/, '$1')).join(',')}"*)`,
+    );
   const from = spaceSeparatedFrom(ins);
   const operands =
     from === null || from >= ops.length
