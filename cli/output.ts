@@ -33,7 +33,8 @@ export function table(
   );
   const numeric = columns.map(
     (_, i) =>
-      rows.length > 0 && rows.every((r) => /^[\d.,]+( ms| s)?$|^-$/.test(visible(r[i] ?? ''))),
+      rows.some((r) => /\d/.test(r[i] ?? '')) &&
+      rows.every((r) => /^[\d.,]+( ms| s)?$|^-$/.test(visible(r[i] ?? ''))),
   );
   const line = (cells: readonly string[]) =>
     indent +
