@@ -1,5 +1,8 @@
-import type { Machine, MachineState } from '../machine/machine.ts';
+import type { Memory } from '../lanes/memory.ts';
+import { KeyWriter } from '../machine/key.ts';
+import type { Machine, MachineState, Stop, WarpState } from '../machine/machine.ts';
 import { int32, uint16, uint32, uint8 } from './growable.ts';
+import { TupleTable, VectorTable } from './tables.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 
@@ -38,26 +41,58 @@ export interface ExploreResult {
   readonly notes: readonly string[];
 }
 
+/** Which sound reductions the search applies; each can be switched off (all on by default). */
+export interface Reductions {
+  /**
+   * Dead-value reduction: states that differ only in lane registers or predicates that no lane can
+   * read again before overwriting them are one state (`machine/liveness.ts`). They are bisimilar
+   * with the same issue labels, so every verdict — fair cycles included — is unchanged; only state
+   * counts shrink. Applies when the mechanism reports `lanePcs`.
+   */
+  readonly deadValues: boolean;
+}
+
+export const defaultReductions: Reductions = { deadValues: true };
+
+export interface ExploreOptions {
+  readonly reduce?: Partial<Reductions>;
+}
+
 /**
- * Breadth-first exhaustive search of every interleaving (SEMANTICS §6). States are hashed by their
- * exact canonical key, so counterexamples are shortest. A state whose step ends the run (undefined
+ * Breadth-first exhaustive search of every interleaving (SEMANTICS §6). States are identified by
+ * their exact canonical key (with the dead-value reduction: exact on every value that can still be
+ * read), so counterexamples are shortest. A state whose step ends the run (undefined
  * behaviour, trap, violation, unsupported) is a finding; a state where nothing can issue while a
  * lane lives is a blocked deadlock; after the search, strongly connected components of the graph
  * are checked for fair cycles — livelocks (`fairCycles.ts`).
  *
  * Each expanded state's successors are recorded in full, even when that overshoots `maxStates`,
  * so that a cycle found among expanded states has all its exits known.
+ *
+ * Hot loop (DESIGN.md "Performance notes"): a state is a tuple of interned ids — one per warp,
+ * one for memory — in a `TupleTable`; warps and memories are interned once as number vectors
+ * (`VectorTable`), and a step re-keys only what it changed (one warp; memory only when written).
+ * Unexpanded states are not kept as objects: a state is rebuilt from its warps' and memory's
+ * first-seen representatives when it is expanded.
  */
 export function explore(
   machine: Machine,
   budget: Budget = defaultBudget,
   onProgress?: (p: Progress) => void,
+  options: ExploreOptions = {},
 ): ExploreResult {
   const t0 = performance.now();
   const K = machine.launch.warps;
   const laneFair = machine.mechanism.laneFairness;
-  const ids = new Map<string, number>();
-  const states: (MachineState | null)[] = [];
+  const reduce: Reductions = { ...defaultReductions, ...options.reduce };
+  const reduced = reduce.deadValues && machine.canReduce;
+  const warpTable = new VectorTable();
+  const warpObjs: WarpState[] = [];
+  const memTable = new VectorTable();
+  const memObjs: Memory[] = [];
+  const stateTable = new TupleTable(K + 1);
+  const kw = new KeyWriter();
+  const tuple = new Int32Array(K + 1);
   const parent = int32();
   const parentChoice = int32();
   const depthOf = int32();
@@ -89,23 +124,93 @@ export function explore(
     if (last !== null) schedule.push(last);
     findings.set(id, { ...f, schedule, loop: null });
   };
-  const add = (s: MachineState, from: number, choice: number, depth: number): number => {
-    const key = machine.key(s);
-    const known = ids.get(key);
-    if (known !== undefined) return known;
-    const id = states.length;
-    ids.set(key, id);
-    states.push(s);
-    parent.push(from);
-    parentChoice.push(choice);
-    depthOf.push(depth);
-    if (depth > maxDepthSeen) maxDepthSeen = depth;
+  const warpId = (ws: WarpState): number => {
+    kw.reset();
+    machine.warpKey(ws, kw, reduced);
+    const id = warpTable.intern(kw.buf, kw.length);
+    if (id === warpObjs.length) warpObjs.push(ws);
     return id;
   };
+  const memId = (m: Memory): number => {
+    kw.reset();
+    machine.memoryKey(m, kw);
+    const id = memTable.intern(kw.buf, kw.length);
+    if (id === memObjs.length) memObjs.push(m);
+    return id;
+  };
+  /** Interns the state in `tuple`; records parent and depth when it is new. */
+  const add = (from: number, choice: number, depth: number): number => {
+    const before = stateTable.size;
+    const id = stateTable.intern(tuple);
+    if (id === before) {
+      parent.push(from);
+      parentChoice.push(choice);
+      depthOf.push(depth);
+      if (depth > maxDepthSeen) maxDepthSeen = depth;
+    }
+    return id;
+  };
+  const rebuild = (id: number): MachineState => {
+    const warps: WarpState[] = new Array(K);
+    for (let k = 0; k < K; k++) warps[k] = warpObjs[stateTable.at(id, k)]!;
+    return { warps, memory: memObjs[stateTable.at(id, K)]! };
+  };
 
-  add(machine.initial(), -1, -1, 0);
+  // Local expansions, cached per (warp index, warp id, memory id): a warp's steps depend on its
+  // own state and memory only, so a state's successors are its warps' cached steps with one
+  // tuple entry (and maybe memory) replaced. This is caching of a pure function, not a reduction.
+  const localTable = new TupleTable(3);
+  const localKey = new Int32Array(3);
+  const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live
+  const localReady = uint32();
+  const localIssues = int32();
+  const localStart = int32();
+  const stepWarp = int32();
+  const stepMem = int32();
+  const stepMask = uint32();
+  const stepGroup = uint16();
+  const stepUnknown = uint8();
+  const stepStop = int32(); // -1, or an index into `stops`
+  const stops: Stop[] = [];
+  localStart.push(0);
+  const localOf = (k: number, wid: number, mid: number): number => {
+    localKey[0] = k;
+    localKey[1] = wid;
+    localKey[2] = mid;
+    const before = localTable.size;
+    const id = localTable.intern(localKey);
+    if (id !== before) return id;
+    const mem = memObjs[mid]!;
+    const ws = machine.warpSteps(k, warpObjs[wid]!, mem);
+    localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
+    localReady.push(ws.ready);
+    localIssues.push(ws.issues);
+    for (const st of ws.steps) {
+      stepMask.push(st.issue.mask);
+      stepGroup.push(st.group);
+      stepUnknown.push(st.unknownChoice ? 1 : 0);
+      if (st.stop) {
+        stepStop.push(stops.length);
+        stops.push(st.stop);
+        stepWarp.push(-1);
+        stepMem.push(-1);
+      } else {
+        stepStop.push(-1);
+        stepWarp.push(warpId(st.warp!));
+        stepMem.push(st.memory === mem ? mid : memId(st.memory!));
+      }
+    }
+    localStart.push(stepMask.length);
+    return id;
+  };
+  const locals = new Int32Array(K);
+
+  const init = machine.initial();
+  for (let k = 0; k < K; k++) tuple[k] = warpId(init.warps[k]!);
+  tuple[K] = memId(init.memory);
+  add(-1, -1, 0);
   let head = 0;
-  for (; head < states.length; head++) {
+  for (; head < stateTable.size; head++) {
     if ((head & 255) === 0) {
       const elapsed = performance.now() - t0;
       if (elapsed > budget.timeoutMs) {
@@ -113,25 +218,32 @@ export function explore(
         break;
       }
       if (onProgress && (head & 0x3fff) === 0)
-        onProgress({ states: states.length, transitions, depth: maxDepthSeen, elapsedMs: elapsed });
+        onProgress({
+          states: stateTable.size,
+          transitions,
+          depth: maxDepthSeen,
+          elapsedMs: elapsed,
+        });
     }
-    if (states.length >= budget.maxStates) {
+    if (stateTable.size >= budget.maxStates) {
       bound = 'states';
       break;
     }
-    const s = states[head]!;
-    states[head] = null; // expanded states are no longer needed: replay rebuilds them from schedules
     edgeStart.push(edgeTo.length);
     const d = depthOf.get(head);
-    const status = machine.status(s);
+    const mid = stateTable.at(head, K);
     let en = 0;
-    for (let w = 0; w < K; w++) {
-      const ws = s.warps[w]!;
-      if (machine.mechanism.candidates(ws.mech).length > 0) en |= 1 << w;
-      if (laneFair) readyLanes.push(machine.mechanism.ready(ws.mech));
+    let live = false;
+    for (let k = 0; k < K; k++) {
+      const loc = localOf(k, stateTable.at(head, k), mid);
+      locals[k] = loc;
+      const info = localInfo.get(loc);
+      if (info & 1) en |= 1 << k;
+      if (info & 2) live = true;
+      if (laneFair) readyLanes.push(localReady.get(loc));
     }
     enabledWarps.push(en);
-    if (status === 'terminated') {
+    if (!live) {
       terminalStates++;
       record(
         { verdict: 'terminates', kind: null, property: null, message: 'every lane exited' },
@@ -140,13 +252,13 @@ export function explore(
       );
       continue;
     }
-    if (status === 'blocked') {
+    if (en === 0) {
       record(
         {
           verdict: 'deadlock',
           kind: 'blocked',
           property: null,
-          message: blockedMessage(machine, s),
+          message: blockedMessage(machine, rebuild(head)),
         },
         head,
         null,
@@ -157,32 +269,42 @@ export function explore(
       bound = 'depth';
       continue;
     }
-    const succ = machine.successors(s);
-    for (let c = 0; c < succ.length; c++) {
-      const t = succ[c]!;
-      transitions++;
-      let to = -1;
-      if (t.stop) {
-        record(
-          {
-            verdict: t.stop.verdict,
-            kind: null,
-            property: t.stop.property ?? null,
-            message: t.stop.message,
-          },
-          head,
-          c,
-        );
-      } else {
-        to = add(t.next!, head, c, d + 1);
+    let c = 0;
+    let groupBase = 0;
+    for (let k = 0; k < K; k++) {
+      const loc = locals[k]!;
+      for (let e = localStart.get(loc), end = localStart.get(loc + 1); e < end; e++, c++) {
+        transitions++;
+        let to = -1;
+        const stop = stepStop.get(e);
+        if (stop >= 0) {
+          const st = stops[stop]!;
+          record(
+            {
+              verdict: st.verdict,
+              kind: null,
+              property: st.property ?? null,
+              message: st.message,
+            },
+            head,
+            c,
+          );
+        } else {
+          for (let j = 0; j <= K; j++) tuple[j] = stateTable.at(head, j);
+          tuple[k] = stepWarp.get(e);
+          tuple[K] = stepMem.get(e);
+          to = add(head, c, d + 1);
+        }
+        const unknown = stepUnknown.get(e);
+        if (unknown) sawUnknownChoice = true;
+        edgeTo.push(to);
+        edgeWarp.push(k);
+        edgeMask.push(stepMask.get(e));
+        edgeGroup.push(groupBase + stepGroup.get(e));
+        edgeUnknown.push(unknown);
+        edgeChoice.push(c);
       }
-      if (t.unknownChoice) sawUnknownChoice = true;
-      edgeTo.push(to);
-      edgeWarp.push(t.warp);
-      edgeMask.push(t.issue.mask);
-      edgeGroup.push(t.group);
-      edgeUnknown.push(t.unknownChoice ? 1 : 0);
-      edgeChoice.push(c);
+      groupBase += localIssues.get(loc);
     }
   }
   const expanded = edgeStart.length;
@@ -204,13 +326,17 @@ export function explore(
   };
   const cycles = findFairCycles(graph);
   if (cycles.count > 0 && cycles.lasso) {
-    const prefix = pathTo(cycles.lasso.entry);
+    let prefix = pathTo(cycles.lasso.entry);
+    const cycle = cycles.lasso.cycle;
+    // With a reduction the cycle returns to a state equal on every live value; unroll it until it
+    // returns to the very same state, so that a replay sees an exact lasso.
+    if (reduced) prefix = exactLassoPrefix(machine, prefix, cycle) ?? prefix;
     findings.set('deadlock:livelock:', {
       verdict: 'deadlock',
       kind: 'livelock',
       property: null,
-      message: `a fair cycle of ${cycles.lasso.cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; the lasso is the shortest prefix to one)`,
-      schedule: [...prefix, ...cycles.lasso.cycle],
+      message: `a fair cycle of ${cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; the lasso is the shortest prefix to one)`,
+      schedule: [...prefix, ...cycle],
       loop: prefix.length,
     });
   }
@@ -218,7 +344,7 @@ export function explore(
     notes.push(
       'branches on unknown values were explored both ways and assumed fair (SEMANTICS §5): a cycle that only some resolutions of them keep going is not reported, so livelocks on opaque code are under-approximated',
     );
-  if (bound === null && head < states.length) bound = 'states';
+  if (bound === null && head < stateTable.size) bound = 'states';
 
   const sorted = [...findings.values()].sort(
     (a, b) => verdictRank(a.verdict, a.kind) - verdictRank(b.verdict, b.kind),
@@ -237,7 +363,7 @@ export function explore(
     verdict,
     kind,
     message,
-    states: states.length,
+    states: stateTable.size,
     transitions,
     depth: maxDepthSeen,
     timeMs: performance.now() - t0,
@@ -246,6 +372,37 @@ export function explore(
     terminalStates,
     notes,
   };
+}
+
+/**
+ * The prefix after which `cycle` returns to exactly the state it starts from. Under the dead-value
+ * reduction one extra turn suffices: after it, every value the cycle writes has been written from
+ * the same live values as in the turn before, and nothing else changes. Null if it does not show
+ * within a few turns (then the reduced lasso is reported as it is).
+ */
+function exactLassoPrefix(
+  machine: Machine,
+  prefix: readonly number[],
+  cycle: readonly number[],
+): number[] | null {
+  const stepAlong = (s: MachineState, choices: readonly number[]): MachineState | null => {
+    for (const c of choices) {
+      const t = machine.successors(s)[c];
+      if (!t?.next) return null;
+      s = t.next;
+    }
+    return s;
+  };
+  let s = stepAlong(machine.initial(), prefix);
+  const out = [...prefix];
+  for (let turn = 0; turn < 4 && s; turn++) {
+    const start = machine.key(s);
+    const end = stepAlong(s, cycle);
+    if (end && machine.key(end) === start) return out;
+    out.push(...cycle);
+    s = end;
+  }
+  return null;
 }
 
 function blockedMessage(machine: Machine, s: MachineState): string {

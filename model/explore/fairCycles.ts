@@ -40,67 +40,116 @@ export interface Lasso {
   readonly cycle: readonly number[];
 }
 
-/** Finds fair SCCs; returns how many, and a lasso into the one reached first (smallest id). */
+/**
+ * Finds fair SCCs; returns how many, and a lasso into the one reached first (smallest id).
+ * Typed arrays throughout (no per-state objects, no `Map` of components): graphs of tens of
+ * millions of states are the explorer's normal case.
+ */
 export function findFairCycles(g: Graph): { count: number; lasso: Lasso | null } {
-  const comp = sccs(g);
+  const { comp, count: nComps } = sccs(g);
   const n = g.expanded;
-  // Group states by component.
-  const members = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) {
-    const c = comp[i]!;
-    let list = members.get(c);
-    if (!list) members.set(c, (list = []));
-    list.push(i);
-  }
+  // Counting sort of the states by component; each component's states stay ascending.
+  const start = new Int32Array(nComps + 1);
+  for (let i = 0; i < n; i++) start[comp[i]! + 1]!++;
+  for (let c = 0; c < nComps; c++) start[c + 1]! += start[c]!;
+  const order = new Int32Array(n);
+  const fill = start.slice(0, nComps);
+  for (let i = 0; i < n; i++) order[fill[comp[i]!]!++] = i;
+  const scratch = new FairScratch(g.warps);
   let count = 0;
-  let best: number[] | null = null;
-  for (const list of members.values()) {
-    const c = comp[list[0]!]!;
-    if (!hasInternalEdge(g, comp, list, c)) continue;
-    if (!isFair(g, comp, list, c)) continue;
+  let best = -1;
+  for (let c = 0; c < nComps; c++) {
+    const from = start[c]!;
+    const to = start[c + 1]!;
+    if (!hasInternalEdge(g, comp, order, from, to, c)) continue;
+    if (!isFair(g, comp, order, from, to, c, scratch)) continue;
     count++;
-    if (best === null || list[0]! < best[0]!) best = list; // lists are ascending: [0] is the min id
+    if (best === -1 || order[from]! < order[start[best]!]!) best = c;
   }
-  return { count, lasso: best ? lassoOf(g, comp, best) : null };
+  if (best === -1) return { count, lasso: null };
+  const list = Array.from(order.subarray(start[best]!, start[best + 1]!));
+  return { count, lasso: lassoOf(g, comp, list) };
 }
 
-function hasInternalEdge(g: Graph, comp: Int32Array, list: readonly number[], c: number): boolean {
-  for (const s of list)
+function hasInternalEdge(
+  g: Graph,
+  comp: Int32Array,
+  order: Int32Array,
+  from: number,
+  to: number,
+  c: number,
+): boolean {
+  for (let i = from; i < to; i++) {
+    const s = order[i]!;
     for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
       const t = g.edgeTo[e]!;
       if (t >= 0 && t < g.expanded && comp[t] === c) return true;
     }
+  }
   return false;
 }
 
-function isFair(g: Graph, comp: Int32Array, list: readonly number[], c: number): boolean {
+/** Reused buffers of `isFair`. */
+class FairScratch {
+  readonly alwaysReady: Uint32Array;
+  readonly takenLanes: Uint32Array;
+  constructor(warps: number) {
+    this.alwaysReady = new Uint32Array(warps);
+    this.takenLanes = new Uint32Array(warps);
+  }
+}
+
+function isFair(
+  g: Graph,
+  comp: Int32Array,
+  order: Int32Array,
+  from: number,
+  to: number,
+  c: number,
+  scratch: FairScratch,
+): boolean {
   const K = g.warps;
   let alwaysEnabled = 0xff;
-  const alwaysReady = new Uint32Array(K).fill(0xffffffff);
+  const alwaysReady = scratch.alwaysReady.fill(0xffffffff);
   let takenWarps = 0;
-  const takenLanes = new Uint32Array(K);
-  for (const s of list) {
+  const takenLanes = scratch.takenLanes.fill(0);
+  for (let i = from; i < to; i++) {
+    const s = order[i]!;
     alwaysEnabled &= g.enabledWarps[s]!;
     if (g.readyLanes) for (let w = 0; w < K; w++) alwaysReady[w]! &= g.readyLanes[s * K + w]!;
-    const groupsIn = new Set<number>();
-    const groupsOut = new Set<number>();
+    let unknown = false;
     for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
       const t = g.edgeTo[e]!;
-      const inside = t >= 0 && t < g.expanded && comp[t] === c;
-      if (inside) {
+      if (t >= 0 && t < g.expanded && comp[t] === c) {
         takenWarps |= 1 << g.edgeWarp[e]!;
         takenLanes[g.edgeWarp[e]!]! |= g.edgeMask[e]!;
       }
-      if (g.edgeUnknown[e]) (inside ? groupsIn : groupsOut).add(g.edgeGroup[e]!);
+      if (g.edgeUnknown[e]) unknown = true;
     }
-    // An unknown branch taken inside that could also leave: a fair resolution leaves (SEMANTICS §5).
-    for (const grp of groupsIn) if (groupsOut.has(grp)) return false;
+    if (unknown && leavesOnUnknown(g, comp, s, c)) return false;
   }
   for (let w = 0; w < K; w++) {
     if ((alwaysEnabled >> w) & 1 && !((takenWarps >> w) & 1)) return false;
     if (g.readyLanes && (alwaysReady[w]! & ~takenLanes[w]!) >>> 0 !== 0) return false;
   }
   return true;
+}
+
+/**
+ * An unknown branch of state `s` taken inside component c that could also leave it: a fair
+ * resolution leaves (SEMANTICS §5).
+ */
+function leavesOnUnknown(g: Graph, comp: Int32Array, s: number, c: number): boolean {
+  const groupsIn = new Set<number>();
+  const groupsOut = new Set<number>();
+  for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
+    if (!g.edgeUnknown[e]) continue;
+    const t = g.edgeTo[e]!;
+    const inside = t >= 0 && t < g.expanded && comp[t] === c;
+    (inside ? groupsIn : groupsOut).add(g.edgeGroup[e]!);
+  }
+  for (const grp of groupsIn) if (groupsOut.has(grp)) return true;
+  return false;
 }
 
 /**
@@ -135,8 +184,9 @@ function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
         return true;
     return false;
   };
+  const scratch = new BfsScratch(g.expanded);
   const walk = (goal: (s: number, e: number | null) => boolean) => {
-    const path = bfsInside(g, comp, c, at, goal);
+    const path = bfsInside(g, comp, c, at, goal, scratch);
     for (const e of path) {
       cycle.push(g.edgeChoice[e]!);
       takenEdges.push(e);
@@ -161,10 +211,24 @@ function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
     c,
     at,
     (s, e) => e === null && s === entry && cycle.length > 0,
+    scratch,
     cycle.length === 0,
   );
   for (const e of back) cycle.push(g.edgeChoice[e]!);
   return { entry, cycle };
+}
+
+/** Reused arrays of `bfsInside` (sized by the graph, allocated once per lasso). */
+class BfsScratch {
+  readonly via: Int32Array;
+  readonly seen: Int32Array;
+  readonly queue: Int32Array;
+  stamp = 0;
+  constructor(n: number) {
+    this.via = new Int32Array(n);
+    this.seen = new Int32Array(n);
+    this.queue = new Int32Array(n);
+  }
 }
 
 /**
@@ -177,33 +241,36 @@ function bfsInside(
   c: number,
   from: number,
   goal: (s: number, e: number | null) => boolean,
+  scratch: BfsScratch,
   mustMove = false,
 ): number[] {
   if (!mustMove && goal(from, null)) return [];
-  const via = new Map<number, number>(); // state -> edge that reached it
-  const queue = [from];
-  const seen = new Set<number>([from]);
+  const { via, seen, queue } = scratch;
+  const stamp = ++scratch.stamp;
   const pathTo = (s: number, last: number | null): number[] => {
     const out: number[] = last === null ? [] : [last];
     for (let cur = s; cur !== from;) {
-      const e = via.get(cur)!;
+      const e = via[cur]!;
       out.push(e);
       cur = sourceOf(g, e);
     }
     return out.reverse();
   };
-  for (let qi = 0; qi < queue.length; qi++) {
+  let qn = 0;
+  queue[qn++] = from;
+  seen[from] = stamp;
+  for (let qi = 0; qi < qn; qi++) {
     const s = queue[qi]!;
     for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
       const t = g.edgeTo[e]!;
       if (t < 0 || t >= g.expanded || comp[t] !== c) continue;
       if (goal(s, e)) return pathTo(s, e);
       if (t === from && mustMove && goal(t, null)) return pathTo(s, e);
-      if (seen.has(t)) continue;
-      seen.add(t);
-      via.set(t, e);
+      if (seen[t] === stamp) continue;
+      seen[t] = stamp;
+      via[t] = e;
       if (goal(t, null)) return pathTo(t, null);
-      queue.push(t);
+      queue[qn++] = t;
     }
   }
   throw new Error('bfsInside: goal not reachable inside a strongly connected component');
@@ -221,51 +288,52 @@ function sourceOf(g: Graph, e: number): number {
   return lo;
 }
 
-/** Iterative Tarjan over expanded states; returns a component id per state. */
-function sccs(g: Graph): Int32Array {
+/** Iterative Tarjan over expanded states; returns a component id per state and the count. */
+function sccs(g: Graph): { comp: Int32Array; count: number } {
   const n = g.expanded;
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const comp = new Int32Array(n).fill(-1);
   const onStack = new Uint8Array(n);
-  const stack: number[] = [];
-  const callState: number[] = [];
-  const callEdge: number[] = [];
+  const stack = new Int32Array(n);
+  let sp = 0;
+  const callState = new Int32Array(n);
+  const callEdge = new Int32Array(n);
+  let cp = 0;
   let counter = 0;
   let comps = 0;
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
-    callState.push(root);
-    callEdge.push(g.edgeStart[root]!);
+    callState[cp] = root;
+    callEdge[cp++] = g.edgeStart[root]!;
     index[root] = low[root] = counter++;
-    stack.push(root);
+    stack[sp++] = root;
     onStack[root] = 1;
-    while (callState.length > 0) {
-      const v = callState[callState.length - 1]!;
-      const e = callEdge[callEdge.length - 1]!;
+    while (cp > 0) {
+      const v = callState[cp - 1]!;
+      const e = callEdge[cp - 1]!;
       if (e < g.edgeStart[v + 1]!) {
-        callEdge[callEdge.length - 1] = e + 1;
+        callEdge[cp - 1] = e + 1;
         const w = g.edgeTo[e]!;
         if (w < 0 || w >= n) continue;
         if (index[w] === -1) {
           index[w] = low[w] = counter++;
-          stack.push(w);
+          stack[sp++] = w;
           onStack[w] = 1;
-          callState.push(w);
-          callEdge.push(g.edgeStart[w]!);
-        } else if (onStack[w]) low[v] = Math.min(low[v]!, index[w]!);
+          callState[cp] = w;
+          callEdge[cp++] = g.edgeStart[w]!;
+        } else if (onStack[w] && index[w]! < low[v]!) low[v] = index[w]!;
         continue;
       }
-      callState.pop();
-      callEdge.pop();
-      if (callState.length > 0) {
-        const u = callState[callState.length - 1]!;
-        low[u] = Math.min(low[u]!, low[v]!);
+      cp--;
+      if (cp > 0) {
+        const u = callState[cp - 1]!;
+        if (low[v]! < low[u]!) low[u] = low[v]!;
       }
       if (low[v] === index[v]) {
         let w: number;
         do {
-          w = stack.pop()!;
+          w = stack[--sp]!;
           onStack[w] = 0;
           comp[w] = comps;
         } while (w !== v);
@@ -273,5 +341,5 @@ function sccs(g: Graph): Int32Array {
       }
     }
   }
-  return comp;
+  return { comp, count: comps };
 }

@@ -2,10 +2,10 @@ import type { Op } from '../isa/op.ts';
 import { PT, RZ, type PredRef } from '../isa/program.ts';
 import type { ExecContext } from './execContext.ts';
 import type { ExecResult, Event } from './execute.ts';
-import { addrValue, atomicStep, predMasks, srcValue } from './execute.ts';
+import { addrValue, atomicWrite, predTrue, predUnknown, srcValue } from './execute.ts';
 import type { LaneData } from './laneData.ts';
 import { havocMemory, readWord, writeWord, type Memory } from './memory.ts';
-import { UNKNOWN, lanesOf, u32 } from './values.ts';
+import { UNKNOWN, lanesOf, popcount, u32 } from './values.ts';
 
 /**
  * The data subset of SEMANTICS §2, and the non-branching control instructions (WARPSYNC, YIELD,
@@ -13,7 +13,9 @@ import { UNKNOWN, lanesOf, u32 } from './values.ts';
  * is unknown), so whatever they would write becomes unknown. Every active lane goes to pc+1.
  *
  * This is the explorer's innermost loop: a `switch` over `op.kind` with a `never` default keeps it
- * exhaustive without allocating per step (ts-pattern is used where ops are decoded, not here).
+ * exhaustive; lanes are visited by bit tricks in ascending order, and no closure or tuple is
+ * created per step (under tsx, which compiles with esbuild's `keepNames`, every function
+ * expression evaluated costs a `defineProperty`). ts-pattern is used where ops are decoded.
  */
 export function evalDataOp(
   ctx: ExecContext,
@@ -26,50 +28,30 @@ export function evalDataOp(
   sure: number,
   maybe: number,
 ): readonly ExecResult[] {
-  const next = active === 0 ? [] : [{ pc: pc + 1, mask: active }];
-  const done = (
-    data: LaneData,
-    memory: Memory,
-    event: Event = NONE,
-    choice: string | null = null,
-  ): ExecResult => ({
-    kind: 'step',
-    data,
-    memory,
-    outcome: { groups: next, exited: 0, event },
-    choice,
-  });
-  const n = ctx.layout.count;
   const lanes = (sure | maybe) >>> 0;
-  /** Writes f(lane) to Rd for every participating lane (unknown for `maybe` lanes). */
-  const writeReg = (dst: number, f: (lane: number) => number): LaneData => {
-    const slot = ctx.layout.slot[dst] ?? -1;
-    if (dst === RZ || slot < 0 || lanes === 0) return d;
-    const regs = d.regs.slice();
-    for (let l = 0, m = lanes; m !== 0; l++, m >>>= 1)
-      if (m & 1) regs[l * n + slot] = (maybe >>> l) & 1 ? UNKNOWN : f(l);
-    return { ...d, regs };
-  };
-  const v = (l: number, s: Parameters<typeof srcValue>[3]) => srcValue(ctx, d, l, s);
-
   switch (op.kind) {
     case 'nop':
     case 'call-external':
     case 'stack-op':
-      return [done(d, mem)];
+      return [done(d, mem, pc, active, NONE)];
     case 'yield':
-      return [done(d, mem, { kind: 'yield' })];
+      return [done(d, mem, pc, active, { kind: 'yield' })];
     case 'warpsync': {
       // The mask each participating lane names (SEMANTICS §2); null when they disagree.
       let named: number | null = null;
       let agree = true;
-      for (const l of lanesOf(sure)) {
-        const m = op.mask === null ? ctx.full : v(l, op.mask);
-        if (named === null) named = m;
-        else if (named !== m) agree = false;
+      for (let m = sure; m !== 0; m &= m - 1) {
+        const l = 31 - Math.clz32(m & -m);
+        const v = op.mask === null ? ctx.full : srcValue(ctx, d, l, op.mask);
+        if (named === null) named = v;
+        else if (named !== v) agree = false;
       }
       return [
-        done(d, mem, { kind: 'warpsync', mask: sure, named: agree ? (named ?? ctx.full) : null }),
+        done(d, mem, pc, active, {
+          kind: 'warpsync',
+          mask: sure,
+          named: agree ? (named ?? ctx.full) : null,
+        }),
       ];
     }
     case 'bssy':
@@ -77,120 +59,75 @@ export function evalDataOp(
     case 'break':
     case 'bmov-from-barrier':
     case 'bmov-to-barrier':
-      return [done(d, mem, { kind: 'barrier', mask: sure })];
+      return [done(d, mem, pc, active, { kind: 'barrier', mask: sure })];
     case 'mov':
-      return [
-        done(
-          writeReg(op.dst, (l) => v(l, op.src)),
-          mem,
-        ),
-      ];
     case 's2r':
-      return [
-        done(
-          writeReg(op.dst, (l) => specialRegister(ctx, op.sreg, warp, l)),
-          mem,
-        ),
-      ];
     case 'arith':
-      return [
-        done(
-          writeReg(op.dst, (l) => {
-            let acc = 0;
-            if (op.mul) {
-              const a = v(l, op.mul[0]);
-              const b = v(l, op.mul[1]);
-              if (a === UNKNOWN || b === UNKNOWN) return UNKNOWN;
-              acc = Math.imul(a, b) >>> 0;
-            }
-            for (const s of op.adds) {
-              const x = v(l, s);
-              if (x === UNKNOWN) return UNKNOWN;
-              acc = (acc + x) >>> 0;
-            }
-            return acc;
-          }),
-          mem,
-        ),
-      ];
     case 'lop3':
-      return [
-        done(
-          writeReg(op.dst, (l) =>
-            lop3(v(l, op.srcs[0]), v(l, op.srcs[1]), v(l, op.srcs[2]), op.lut),
-          ),
-          mem,
-        ),
-      ];
     case 'shift':
-      return [
-        done(
-          writeReg(op.dst, (l) => shift(v(l, op.lo), v(l, op.amount), v(l, op.hi), op)),
-          mem,
-        ),
-      ];
+    case 'load':
+      return [done(writeComputed(ctx, op, warp, d, mem, lanes, maybe), mem, pc, active, NONE)];
     case 'isetp': {
       let t = 0;
       let u = 0;
-      const [ct, cu] = predMasks(d, op.c, ctx.full);
-      for (const l of lanesOf(sure)) {
-        const r = compare(v(l, op.a), v(l, op.b), op.cmp, op.unsigned);
+      let t2 = 0;
+      let u2 = 0;
+      const both = op.dst2.index !== PT;
+      const ct = predTrue(d, op.c, ctx.full);
+      const cu = predUnknown(d, op.c);
+      for (let m = sure; m !== 0; m &= m - 1) {
+        const l = 31 - Math.clz32(m & -m);
+        const r = compare(
+          srcValue(ctx, d, l, op.a),
+          srcValue(ctx, d, l, op.b),
+          op.cmp,
+          op.unsigned,
+        );
         const c = (cu >>> l) & 1 ? -1 : (ct >>> l) & 1;
         const res = combine(r, c, op.bool);
         if (res === -1) u |= 1 << l;
         else if (res === 1) t |= 1 << l;
+        if (both) {
+          // Q = !(a cmp b) bool C.
+          const res2 = combine(r === -1 ? -1 : 1 - r, c, op.bool);
+          if (res2 === -1) u2 |= 1 << l;
+          else if (res2 === 1) t2 |= 1 << l;
+        }
       }
       u = (u | maybe) >>> 0;
       t = (t & ~maybe) >>> 0;
-      // Q = !(a cmp b) bool C: recompute with the negated comparison.
-      let t2 = 0;
-      let u2 = 0;
-      if (op.dst2.index !== PT) {
-        for (const l of lanesOf(sure)) {
-          const r = compare(v(l, op.a), v(l, op.b), op.cmp, op.unsigned);
-          const c = (cu >>> l) & 1 ? -1 : (ct >>> l) & 1;
-          const res = combine(r === -1 ? -1 : 1 - r, c, op.bool);
-          if (res === -1) u2 |= 1 << l;
-          else if (res === 1) t2 |= 1 << l;
-        }
+      if (both) {
         u2 = (u2 | maybe) >>> 0;
         t2 = (t2 & ~maybe) >>> 0;
       }
       let data = writePred(d, op.dst, lanes, t, u);
       data = writePred(data, op.dst2, lanes, t2, u2);
-      return [done(data, mem)];
+      return [done(data, mem, pc, active, NONE)];
     }
-    case 'load':
-      return [
-        done(
-          writeReg(op.dst, (l) => readWord(mem, addrValue(ctx, d, l, op.addr))),
-          mem,
-        ),
-      ];
     case 'store': {
       let m = mem;
-      for (const l of lanesOf(lanes)) {
+      for (let r = lanes; r !== 0; r &= r - 1) {
+        const l = 31 - Math.clz32(r & -r);
         const a = addrValue(ctx, d, l, op.addr);
         m =
           a === UNKNOWN
             ? havocMemory()
-            : writeWord(m, a, (maybe >>> l) & 1 ? UNKNOWN : v(l, op.src));
+            : writeWord(m, a, (maybe >>> l) & 1 ? UNKNOWN : srcValue(ctx, d, l, op.src));
       }
-      return [done(d, m)];
+      return [done(d, m, pc, active, NONE)];
     }
     case 'atomic':
-      return atomics(ctx, op, d, mem, sure, maybe, done, n);
+      return atomics(ctx, op, pc, active, d, mem, sure, maybe);
     case 'vote': {
-      let ballot = 0;
-      let unknown = false;
-      const [pt, pu] = predMasks(d, op.src, ctx.full);
-      if ((pu & sure) !== 0 || maybe !== 0) unknown = true;
-      ballot = (pt & sure) >>> 0;
+      const pt = predTrue(d, op.src, ctx.full);
+      const pu = predUnknown(d, op.src);
+      const unknown = (pu & sure) !== 0 || maybe !== 0;
+      const ballot = (pt & sure) >>> 0;
       const value = unknown ? UNKNOWN : ballot;
-      let data = writeReg(op.dst, () => value);
+      let data = writeConst(ctx, d, op.dst, lanes, maybe, value);
       const res = unknown ? -1 : op.mode === 'ANY' ? +(ballot !== 0) : +(ballot === sure);
       data = writePred(data, op.pdst, lanes, res === 1 ? lanes : 0, res === -1 ? lanes : 0);
-      return [done(data, mem)];
+      return [done(data, mem, pc, active, NONE)];
     }
     case 'opaque': {
       // Abstract mode (SEMANTICS §5): an opaque instruction writes unknown values.
@@ -198,7 +135,7 @@ export function evalDataOp(
       for (const r of op.regs) data = writeRegUnknown(ctx, data, r, lanes);
       for (const p of op.preds)
         data = writePred(data, { index: p, negated: false }, lanes, 0, lanes);
-      return [done(data, op.havoc && lanes !== 0 ? havocMemory() : mem)];
+      return [done(data, op.havoc && lanes !== 0 ? havocMemory() : mem, pc, active, NONE)];
     }
     case 'exit':
     case 'bra':
@@ -216,12 +153,133 @@ export function evalDataOp(
 
 const NONE: Event = { kind: 'none' };
 
+/** The one result of a data op: every active lane goes on to pc+1. */
+function done(
+  data: LaneData,
+  memory: Memory,
+  pc: number,
+  active: number,
+  event: Event,
+  choice: string | null = null,
+): ExecResult {
+  return {
+    kind: 'step',
+    data,
+    memory,
+    outcome: { groups: active === 0 ? [] : [{ pc: pc + 1, mask: active }], exited: 0, event },
+    choice,
+  };
+}
+
+/** `d` with other registers (a literal rather than a spread: one hidden class for all LaneData). */
+const withRegs = (d: LaneData, regs: readonly number[]): LaneData => ({
+  regs,
+  preds: d.preds,
+  predsUnknown: d.predsUnknown,
+  exited: d.exited,
+  calls: d.calls,
+});
+
+type Computed = Extract<Op, { kind: 'mov' | 's2r' | 'arith' | 'lop3' | 'shift' | 'load' }>;
+
+/** The value `op` computes for one participating lane. */
+function laneValue(
+  ctx: ExecContext,
+  op: Computed,
+  warp: number,
+  d: LaneData,
+  mem: Memory,
+  l: number,
+): number {
+  switch (op.kind) {
+    case 'mov':
+      return srcValue(ctx, d, l, op.src);
+    case 's2r':
+      return specialRegister(ctx, op.sreg, warp, l);
+    case 'arith': {
+      let acc = 0;
+      if (op.mul) {
+        const a = srcValue(ctx, d, l, op.mul[0]);
+        const b = srcValue(ctx, d, l, op.mul[1]);
+        if (a === UNKNOWN || b === UNKNOWN) return UNKNOWN;
+        acc = Math.imul(a, b) >>> 0;
+      }
+      const adds = op.adds;
+      for (let i = 0; i < adds.length; i++) {
+        const x = srcValue(ctx, d, l, adds[i]!);
+        if (x === UNKNOWN) return UNKNOWN;
+        acc = (acc + x) >>> 0;
+      }
+      return acc;
+    }
+    case 'lop3':
+      return lop3(
+        srcValue(ctx, d, l, op.srcs[0]),
+        srcValue(ctx, d, l, op.srcs[1]),
+        srcValue(ctx, d, l, op.srcs[2]),
+        op.lut,
+      );
+    case 'shift':
+      return shift(
+        srcValue(ctx, d, l, op.lo),
+        srcValue(ctx, d, l, op.amount),
+        srcValue(ctx, d, l, op.hi),
+        op,
+      );
+    case 'load':
+      return readWord(mem, addrValue(ctx, d, l, op.addr));
+  }
+}
+
+/** Writes `op`'s value to Rd for every participating lane (unknown for `maybe` lanes). */
+function writeComputed(
+  ctx: ExecContext,
+  op: Computed,
+  warp: number,
+  d: LaneData,
+  mem: Memory,
+  lanes: number,
+  maybe: number,
+): LaneData {
+  const dst = op.dst;
+  const slot = ctx.layout.slot[dst] ?? -1;
+  if (dst === RZ || slot < 0 || lanes === 0) return d;
+  const n = ctx.layout.count;
+  const regs = d.regs.slice();
+  for (let m = lanes; m !== 0; m &= m - 1) {
+    const l = 31 - Math.clz32(m & -m);
+    regs[l * n + slot] = (maybe >>> l) & 1 ? UNKNOWN : laneValue(ctx, op, warp, d, mem, l);
+  }
+  return withRegs(d, regs);
+}
+
+/** Writes `value` to Rd for every participating lane (unknown for `maybe` lanes). */
+function writeConst(
+  ctx: ExecContext,
+  d: LaneData,
+  dst: number,
+  lanes: number,
+  maybe: number,
+  value: number,
+): LaneData {
+  const slot = ctx.layout.slot[dst] ?? -1;
+  if (dst === RZ || slot < 0 || lanes === 0) return d;
+  const n = ctx.layout.count;
+  const regs = d.regs.slice();
+  for (let m = lanes; m !== 0; m &= m - 1) {
+    const l = 31 - Math.clz32(m & -m);
+    regs[l * n + slot] = (maybe >>> l) & 1 ? UNKNOWN : value;
+  }
+  return withRegs(d, regs);
+}
+
 function writeRegUnknown(ctx: ExecContext, d: LaneData, r: number, lanes: number): LaneData {
   const slot = ctx.layout.slot[r] ?? -1;
   if (slot < 0 || lanes === 0) return d;
   const regs = d.regs.slice();
-  for (const l of lanesOf(lanes)) regs[l * ctx.layout.count + slot] = UNKNOWN;
-  return { ...d, regs };
+  for (let m = lanes; m !== 0; m &= m - 1)
+    regs[(31 - Math.clz32(m & -m)) * ctx.layout.count + slot] = UNKNOWN;
+  return withRegs(d, regs);
 }
 
 /** Sets predicate `p` on `lanes`: true on `t`, unknown on `u`, false elsewhere in `lanes`. */
@@ -234,7 +292,7 @@ function writePred(d: LaneData, p: PredRef, lanes: number, t: number, u: number)
   const predsUnknown = d.predsUnknown.slice();
   preds[p.index] = ((preds[p.index]! & ~lanes) | value) >>> 0;
   predsUnknown[p.index] = ((predsUnknown[p.index]! & ~lanes) | (u & lanes)) >>> 0;
-  return { ...d, preds, predsUnknown };
+  return { regs: d.regs, preds, predsUnknown, exited: d.exited, calls: d.calls };
 }
 
 /** 1 true, 0 false, -1 unknown. */
@@ -317,50 +375,62 @@ function specialRegister(ctx: ExecContext, name: string, warp: number, lane: num
 function atomics(
   ctx: ExecContext,
   op: Extract<Op, { kind: 'atomic' }>,
+  pc: number,
+  active: number,
   d: LaneData,
   mem: Memory,
   sure: number,
   maybe: number,
-  done: (data: LaneData, memory: Memory, event?: Event, choice?: string | null) => ExecResult,
-  n: number,
 ): ExecResult[] {
-  const ascending = lanesOf(sure);
-  const orders: { order: number[]; label: string | null }[] =
-    ctx.atomicOrder === 'explore' && ascending.length > 1
-      ? ascending.map((first) => ({
-          order: [first, ...ascending.filter((l) => l !== first)],
-          label: `atomic: lane ${first} first`,
-        }))
-      : [
-          {
-            order: ctx.atomicOrder === 'descending' ? ascending.reverse() : ascending,
-            label: null,
-          },
-        ];
-  const slot = ctx.layout.slot[op.dst] ?? -1;
-  return orders.map(({ order, label }) => {
-    let m = mem;
-    const regs = d.regs.slice();
-    for (const l of order) {
-      const a = addrValue(ctx, d, l, op.addr);
-      const [old, next] = atomicStep(
-        op,
-        m,
-        a,
-        srcValue(ctx, d, l, op.a),
-        srcValue(ctx, d, l, op.b),
+  if (ctx.atomicOrder === 'explore' && popcount(sure) > 1) {
+    const ascending = lanesOf(sure);
+    const out: ExecResult[] = [];
+    for (const first of ascending) {
+      const order = [first];
+      for (const l of ascending) if (l !== first) order.push(l);
+      out.push(
+        atomicOrder(ctx, op, pc, active, d, mem, order, maybe, `atomic: lane ${first} first`),
       );
-      m = next;
-      if (op.dst !== RZ && slot >= 0) regs[l * n + slot] = old;
     }
-    for (const l of lanesOf(maybe)) {
-      // A lane that may or may not take part: its result and the word become unknown.
-      const a = addrValue(ctx, d, l, op.addr);
-      m = a === UNKNOWN ? havocMemory() : writeWord(m, a, UNKNOWN);
-      if (op.dst !== RZ && slot >= 0) regs[l * n + slot] = UNKNOWN;
-    }
-    return done({ ...d, regs }, m, NONE, label);
-  });
+    return out;
+  }
+  const order = lanesOf(sure);
+  if (ctx.atomicOrder === 'descending') order.reverse();
+  return [atomicOrder(ctx, op, pc, active, d, mem, order, maybe, null)];
+}
+
+/** The atomic for the lanes of `order`, one after another, then the `maybe` lanes. */
+function atomicOrder(
+  ctx: ExecContext,
+  op: Extract<Op, { kind: 'atomic' }>,
+  pc: number,
+  active: number,
+  d: LaneData,
+  mem: Memory,
+  order: readonly number[],
+  maybe: number,
+  label: string | null,
+): ExecResult {
+  const n = ctx.layout.count;
+  const slot = ctx.layout.slot[op.dst] ?? -1;
+  const writes = op.dst !== RZ && slot >= 0;
+  let m = mem;
+  let regs: number[] | null = null;
+  for (let i = 0; i < order.length; i++) {
+    const l = order[i]!;
+    const a = addrValue(ctx, d, l, op.addr);
+    const old = readWord(m, a);
+    m = atomicWrite(op, m, a, old, srcValue(ctx, d, l, op.a), srcValue(ctx, d, l, op.b));
+    if (writes) (regs ??= d.regs.slice())[l * n + slot] = old;
+  }
+  for (let r = maybe; r !== 0; r &= r - 1) {
+    // A lane that may or may not take part: its result and the word become unknown.
+    const l = 31 - Math.clz32(r & -r);
+    const a = addrValue(ctx, d, l, op.addr);
+    m = a === UNKNOWN ? havocMemory() : writeWord(m, a, UNKNOWN);
+    if (writes) (regs ??= d.regs.slice())[l * n + slot] = UNKNOWN;
+  }
+  return done(regs === null ? d : withRegs(d, regs), m, pc, active, NONE, label);
 }
 
 export { u32 };

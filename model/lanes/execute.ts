@@ -54,19 +54,20 @@ export type ExecResult =
 
 /** Lanes where a predicate is known true, and where it is unknown. */
 export function predMasks(d: LaneData, p: PredRef | null, full: number): [number, number] {
-  if (p === null || p.index === PT) return p?.negated ? [0, 0] : [full, 0];
-  const t = d.preds[p.index]!;
-  const u = d.predsUnknown[p.index]!;
-  return p.negated ? [(~t & ~u & full) >>> 0, u] : [t, u];
+  return [predTrue(d, p, full), predUnknown(d, p)];
 }
 
-/** Lanes of `active` that participate for sure, and those whose participation is unknown. */
-function participation(d: LaneData, op: Op, active: number, full: number): [number, number] {
-  const [t1, u1] = predMasks(d, op.guard, full);
-  const [t2, u2] = predMasks(d, op.pred2, full);
-  const sure = (t1 & t2 & active) >>> 0;
-  const maybe = ((t1 | u1) & (t2 | u2) & active & ~sure) >>> 0;
-  return [sure, maybe];
+/** Lanes where `p` (as written, `!` included) is known true; `null` = no predicate = all lanes. */
+export function predTrue(d: LaneData, p: PredRef | null, full: number): number {
+  if (p === null) return full;
+  if (p.index === PT) return p.negated ? 0 : full;
+  const t = d.preds[p.index]!;
+  return p.negated ? (~t & ~d.predsUnknown[p.index]! & full) >>> 0 : t;
+}
+
+/** Lanes where `p` is unknown (abstract mode). */
+export function predUnknown(d: LaneData, p: PredRef | null): number {
+  return p === null || p.index === PT ? 0 : d.predsUnknown[p.index]!;
 }
 
 const groupsOf = (entries: readonly (readonly [number, number])[]): Group[] => {
@@ -102,8 +103,15 @@ export function execute(
   active: number,
 ): readonly ExecResult[] {
   const full = ctx.full;
-  const [sure, maybe] = participation(d, op, active, full);
-  if (maybe !== 0 && isControl(op)) {
+  // Participation (seed 000 §V-A): both the guard and the second predicate must hold.
+  const t1 = predTrue(d, op.guard, full);
+  const u1 = predUnknown(d, op.guard);
+  const t2 = predTrue(d, op.pred2, full);
+  const u2 = predUnknown(d, op.pred2);
+  const sure = (t1 & t2 & active) >>> 0;
+  const maybe = ((t1 | u1) & (t2 | u2) & active & ~sure) >>> 0;
+  const controlOp = isControl(op);
+  if (maybe !== 0 && controlOp) {
     const lanes = lanesOf(maybe);
     if (lanes.length > ctx.maxUnknownLanes)
       return [
@@ -118,12 +126,14 @@ export function execute(
       let take = sure;
       for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) take |= 1 << lanes[i]!;
       const r = control(ctx, op, pc, warp, d, mem, active, take >>> 0);
-      const label = `unknown predicate: lanes [${lanes.filter((_, i) => sub & (1 << i)).join(',')}] of [${lanes.join(',')}] participate`;
+      const chosen: number[] = [];
+      for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) chosen.push(lanes[i]!);
+      const label = `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate`;
       out.push(r.kind === 'step' ? { ...r, choice: label } : r);
     }
     return out;
   }
-  if (isControl(op)) return [control(ctx, op, pc, warp, d, mem, active, sure)];
+  if (controlOp) return [control(ctx, op, pc, warp, d, mem, active, sure)];
   return evalDataOp(ctx, op, pc, warp, d, mem, active, sure, maybe);
 }
 
@@ -258,12 +268,24 @@ export function atomicStep(
   b: number,
 ): [number, Memory] {
   const old = readWord(mem, addr);
+  return [old, atomicWrite(op, mem, addr, old, a, b)];
+}
+
+/** The memory after one lane's atomic, given the word's `old` value (`readWord(mem, addr)`). */
+export function atomicWrite(
+  op: Extract<Op, { kind: 'atomic' }>,
+  mem: Memory,
+  addr: number,
+  old: number,
+  a: number,
+  b: number,
+): Memory {
   let next: number;
   if (op.op === 'EXCH') next = a;
   else if (op.op === 'ADD') next = old === UNKNOWN || a === UNKNOWN ? UNKNOWN : u32(old + a);
   else next = old === UNKNOWN || a === UNKNOWN ? UNKNOWN : old === a ? b : old;
-  if (op.op === 'CAS' && next !== UNKNOWN && next === old) return [old, mem];
-  return [old, addr === UNKNOWN ? havocMemory() : writeWord(mem, addr, next)];
+  if (op.op === 'CAS' && next !== UNKNOWN && next === old) return mem;
+  return addr === UNKNOWN ? havocMemory() : writeWord(mem, addr, next);
 }
 
 /** Evaluates a source operand for one lane. */

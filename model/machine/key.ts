@@ -1,24 +1,20 @@
 /**
  * Canonical state keys (DESIGN.md "Performance notes"): every state type appends its numbers to
- * one `KeyWriter`, which packs them into a compact string — one UTF-16 unit for a small
- * non-negative integer (PCs, masks below 2^15·7, lane counts), a tagged form otherwise. Equal
- * states give equal keys; the key is exact (no hashing), so the visited set never collides.
+ * one `KeyWriter`. The numbers stay in a reusable `Float64Array` (no allocation per key), which the
+ * explorer interns directly (`VectorTable`); `finish` packs them into a compact string for callers
+ * that want a key value — one UTF-16 unit for a small non-negative integer (PCs, masks below
+ * 2^15·7, lane counts), a tagged form otherwise. Equal states give equal keys; keys are exact (no
+ * hashing), so no two distinct states ever share one.
  */
 export class KeyWriter {
-  private codes: number[] = [];
+  /** The numbers written since the last `reset`/`finish`: `buf[0 .. length-1]`. */
+  buf = new Float64Array(256);
+  length = 0;
 
   /** Appends one number (any integer, or a float written in full). */
   push(n: number): void {
-    const c = this.codes;
-    if (n >= 0 && n < 0xe000 && (n | 0) === n) c.push(n);
-    else if (n >= 0 && n <= 0xffffffff && Math.floor(n) === n) c.push(0xe001, n >>> 16, n & 0xffff);
-    else if (n < 0 && n >= -0xe000 && (n | 0) === n) c.push(0xe002, -n);
-    else {
-      c.push(0xe003);
-      const s = String(n);
-      for (let i = 0; i < s.length; i++) c.push(s.charCodeAt(i));
-      c.push(0xe004);
-    }
+    if (this.length === this.buf.length) this.grow();
+    this.buf[this.length++] = n;
   }
 
   pushAll(ns: readonly number[]): void {
@@ -26,13 +22,37 @@ export class KeyWriter {
     for (let i = 0; i < ns.length; i++) this.push(ns[i]!);
   }
 
-  /** The key so far; the writer is reset for reuse. */
+  reset(): void {
+    this.length = 0;
+  }
+
+  /** The key so far as a string; the writer is reset for reuse. */
   finish(): string {
-    const c = this.codes;
+    const codes: number[] = [];
+    const b = this.buf;
+    for (let i = 0; i < this.length; i++) {
+      const n = b[i]!;
+      if (n >= 0 && n < 0xe000 && (n | 0) === n) codes.push(n);
+      else if (n >= 0 && n <= 0xffffffff && Math.floor(n) === n)
+        codes.push(0xe001, n >>> 16, n & 0xffff);
+      else if (n < 0 && n >= -0xe000 && (n | 0) === n) codes.push(0xe002, -n);
+      else {
+        codes.push(0xe003);
+        const s = String(n);
+        for (let j = 0; j < s.length; j++) codes.push(s.charCodeAt(j));
+        codes.push(0xe004);
+      }
+    }
+    this.length = 0;
     let s = '';
-    for (let i = 0; i < c.length; i += 8192)
-      s += String.fromCharCode.apply(null, c.slice(i, i + 8192));
-    this.codes = [];
+    for (let i = 0; i < codes.length; i += 8192)
+      s += String.fromCharCode.apply(null, codes.slice(i, i + 8192));
     return s;
+  }
+
+  private grow(): void {
+    const next = new Float64Array(this.buf.length * 2);
+    next.set(this.buf);
+    this.buf = next;
   }
 }

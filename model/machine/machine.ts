@@ -14,6 +14,7 @@ import type {
 } from '../mechanisms/mechanism.ts';
 import { binMask } from '../lanes/values.ts';
 import { KeyWriter } from './key.ts';
+import { liveness } from './liveness.ts';
 
 /** One warp: its mechanism's state and its lanes' thread state. */
 export interface WarpState {
@@ -68,9 +69,50 @@ export interface Machine {
   successors(s: MachineState): Transition[];
   /** `terminated`: every lane exited; `blocked`: some lane has not, and nothing can issue. */
   status(s: MachineState): 'running' | 'terminated' | 'blocked';
+  /** The exact canonical key of `s`: equal keys iff equal states. */
   key(s: MachineState): string;
   /** Lanes that have not exited, per warp. */
   live(s: MachineState): number[];
+  /**
+   * Appends warp `ws`'s canonical numbers to `out`. With `reduced` (only when `canReduce`), values
+   * dead at every lane's PCs are left out: equal reduced keys mean bisimilar warps (`liveness.ts`).
+   */
+  warpKey(ws: WarpState, out: KeyWriter, reduced: boolean): void;
+  /** Appends the memory's canonical numbers to `out`. */
+  memoryKey(m: Memory, out: KeyWriter): void;
+  /** The mechanism reports its lanes' PCs (`Mechanism.lanePcs`), so `warpKey` can reduce. */
+  readonly canReduce: boolean;
+  /**
+   * The steps of warp `k` alone, in state `ws` with memory `mem` (the other warps play no part in
+   * them): `successors` restricted to that warp, with each step's next warp and memory. The
+   * explorer caches these per (k, warp, memory).
+   */
+  warpSteps(k: number, ws: WarpState, mem: Memory): WarpSteps;
+}
+
+/** One step of one warp (see `Transition`): the next warp and memory, or a stop. */
+export interface WarpStep {
+  readonly issue: Issue;
+  /** Index of the issue among the warp's candidates. */
+  readonly group: number;
+  readonly choice: string | null;
+  readonly unknownChoice: boolean;
+  readonly warp: WarpState | null;
+  readonly memory: Memory | null;
+  readonly stop: Stop | null;
+}
+
+/** Everything one warp contributes to a state's expansion. */
+export interface WarpSteps {
+  /** The mechanism has something to issue (`candidates` is not empty). */
+  readonly enabled: boolean;
+  /** `mechanism.ready`: the lanes that could issue (lane fairness). */
+  readonly ready: number;
+  /** Some lane has not exited. */
+  readonly live: boolean;
+  /** Number of candidates (steps of one candidate share its group). */
+  readonly issues: number;
+  readonly steps: readonly WarpStep[];
 }
 
 const NOP: Op = { kind: 'nop', guard: null, pred2: null };
@@ -112,99 +154,201 @@ export function createMachine(spec: MachineSpec): Machine {
     ipdom: spec.ipdom,
   };
   const mech = spec.factory.create(mctx, spec.options);
-  const keyWriter = new KeyWriter();
   const n = program.instructions.length;
+  const W = launch.warpSize;
+  const full = ctx.full;
+  // Per PC, decided once: the mechanism's policy and the op that executes under it.
+  const policyAt = ops.map((op) => mech.policy(op));
+  const opAt = ops.map((op, pc) => (policyAt[pc] === 'nop' ? NOP : op));
+
+  const stopStep = (
+    issue: Issue,
+    group: number,
+    choice: string | null,
+    unknownChoice: boolean,
+    stop: Stop,
+  ): WarpStep => ({ issue, group, choice, unknownChoice, warp: null, memory: null, stop });
+
+  /** The steps of warp `w` (state `warp`, memory `mem`) issuing each of `issues`, in order. */
+  const stepsOf = (
+    w: number,
+    warp: WarpState,
+    mem: Memory,
+    issues: readonly Issue[],
+    out: WarpStep[],
+  ): void => {
+    for (let g = 0; g < issues.length; g++) {
+      const issue = issues[g]!;
+      const pc = issue.pc;
+      if (!(pc >= 0 && pc < n)) {
+        out.push(
+          stopStep(issue, g, null, false, {
+            verdict: 'undefined-behavior',
+            message: `warp ${w} lanes ${binMask(issue.mask, W)} ran past the end of the program (pc ${pc})`,
+          }),
+        );
+        continue;
+      }
+      if (policyAt[pc] === 'reject') {
+        const ins = program.instructions[pc]!;
+        out.push(
+          stopStep(issue, g, null, false, {
+            verdict: 'unsupported',
+            message: `${mech.id} has no meaning for ${[ins.opcode, ...ins.modifiers].join('.')} at pc ${pc} (its foreign-instruction policy rejects it)`,
+          }),
+        );
+        continue;
+      }
+      const results = execute(ctx, opAt[pc]!, pc, w, warp.data, mem, issue.mask);
+      const alternatives = results.length > 1;
+      for (let j = 0; j < results.length; j++) {
+        const r = results[j]!;
+        if (r.kind === 'stop') {
+          out.push(stopStep(issue, g, null, false, { verdict: r.verdict, message: r.message }));
+          continue;
+        }
+        const adv = mech.advance(warp.mech, issue, r.outcome, r.data.exited);
+        const unknownChoice = alternatives && r.choice !== null && r.choice.startsWith('unknown');
+        if (adv.kind === 'stop') {
+          out.push(
+            stopStep(
+              issue,
+              g,
+              r.choice,
+              unknownChoice,
+              adv.property
+                ? { verdict: adv.verdict, property: adv.property, message: adv.message }
+                : { verdict: adv.verdict, message: adv.message },
+            ),
+          );
+          continue;
+        }
+        out.push({
+          issue,
+          group: g,
+          choice: r.choice,
+          unknownChoice,
+          warp: { mech: adv.state, data: r.data },
+          memory: r.memory,
+          stop: null,
+        });
+      }
+    }
+  };
+
+  const warpSteps = (k: number, ws: WarpState, mem: Memory): WarpSteps => {
+    const issues = mech.candidates(ws.mech);
+    const steps: WarpStep[] = [];
+    stepsOf(k, ws, mem, issues, steps);
+    return {
+      enabled: issues.length > 0,
+      ready: mech.ready(ws.mech),
+      live: (full & ~ws.data.exited) !== 0,
+      issues: issues.length,
+      steps,
+    };
+  };
 
   const successors = (s: MachineState): Transition[] => {
     const out: Transition[] = [];
     let group = 0;
     for (let w = 0; w < s.warps.length; w++) {
-      const warp = s.warps[w]!;
-      for (const issue of mech.candidates(warp.mech)) {
-        const g = group++;
-        const base = { warp: w, issue, group: g };
-        const op = issue.pc >= 0 && issue.pc < n ? ops[issue.pc]! : null;
-        if (op === null) {
-          out.push({
-            ...base,
-            choice: null,
-            unknownChoice: false,
-            next: null,
-            stop: {
-              verdict: 'undefined-behavior',
-              message: `warp ${w} lanes ${binMask(issue.mask, launch.warpSize)} ran past the end of the program (pc ${issue.pc})`,
-            },
-          });
-          continue;
-        }
-        const policy = mech.policy(op);
-        if (policy === 'reject') {
-          const ins = program.instructions[issue.pc]!;
-          out.push({
-            ...base,
-            choice: null,
-            unknownChoice: false,
-            next: null,
-            stop: {
-              verdict: 'unsupported',
-              message: `${mech.id} has no meaning for ${[ins.opcode, ...ins.modifiers].join('.')} at pc ${issue.pc} (its foreign-instruction policy rejects it)`,
-            },
-          });
-          continue;
-        }
-        const results = execute(
-          ctx,
-          policy === 'nop' ? NOP : op,
-          issue.pc,
-          w,
-          warp.data,
-          s.memory,
-          issue.mask,
-        );
-        const alternatives = results.length > 1;
-        for (const r of results) {
-          if (r.kind === 'stop') {
-            out.push({
-              ...base,
-              choice: null,
-              unknownChoice: false,
-              next: null,
-              stop: { verdict: r.verdict, message: r.message },
-            });
-            continue;
-          }
-          const adv = mech.advance(warp.mech, issue, r.outcome, r.data.exited);
-          const unknownChoice = alternatives && r.choice !== null && r.choice.startsWith('unknown');
-          if (adv.kind === 'stop') {
-            out.push({
-              ...base,
-              choice: r.choice,
-              unknownChoice,
-              next: null,
-              stop: {
-                verdict: adv.verdict,
-                message: adv.message,
-                ...(adv.property ? { property: adv.property } : {}),
-              },
-            });
-            continue;
-          }
+      const ws = s.warps[w]!;
+      const issues = mech.candidates(ws.mech);
+      const steps: WarpStep[] = [];
+      stepsOf(w, ws, s.memory, issues, steps);
+      for (const st of steps) {
+        let next: MachineState | null = null;
+        if (st.warp) {
           const warps = s.warps.slice();
-          warps[w] = { mech: adv.state, data: r.data };
-          out.push({
-            ...base,
-            choice: r.choice,
-            unknownChoice,
-            next: { warps, memory: r.memory },
-            stop: null,
-          });
+          warps[w] = st.warp;
+          next = { warps, memory: st.memory! };
         }
+        out.push({
+          warp: w,
+          issue: st.issue,
+          group: group + st.group,
+          choice: st.choice,
+          unknownChoice: st.unknownChoice,
+          next,
+          stop: st.stop,
+        });
       }
+      group += issues.length;
     }
     return out;
   };
 
-  const live = (s: MachineState) => s.warps.map((w) => (ctx.full & ~w.data.exited) >>> 0);
+  // ---- keys ----
+  const nSlots = ctx.layout.count;
+  const canReduce = typeof mech.lanePcs === 'function';
+  const live = canReduce ? liveness(ops, ctx.layout, (op) => mech.policy(op)) : null;
+  /** Per register slot / predicate: the lanes for which it is live (filled by `visitLive`). */
+  const slotLanes = new Int32Array(Math.max(1, nSlots));
+  const predLanes = new Int32Array(7);
+  const visitLive = (pc: number, mask: number): void => {
+    if (!(pc >= 0 && pc < n)) return; // the virtual exit, or past the end: nothing is read
+    const lv = live!;
+    const words = lv.words;
+    for (let w = 0; w < words; w++) {
+      let bits = lv.regs[pc * words + w]!;
+      while (bits !== 0) {
+        const b = 31 - Math.clz32(bits & -bits);
+        bits &= bits - 1;
+        slotLanes[w * 32 + b]! |= mask;
+      }
+    }
+    let p = lv.preds[pc]!;
+    while (p !== 0) {
+      const b = 31 - Math.clz32(p & -p);
+      p &= p - 1;
+      predLanes[b]! |= mask;
+    }
+  };
+
+  const warpKey = (ws: WarpState, out: KeyWriter, reduced: boolean): void => {
+    mech.key(ws.mech, out);
+    const d = ws.data;
+    out.push(d.exited);
+    const calls = d.calls;
+    for (let l = 0; l < calls.length; l++) out.pushAll(calls[l]!);
+    const regs = d.regs;
+    if (reduced && canReduce) {
+      // Only values some lane may still read (liveness.ts); which ones is a function of the
+      // mechanism state and `exited`, both written above, so the key stays unambiguous.
+      slotLanes.fill(0);
+      predLanes.fill(0);
+      mech.lanePcs!(ws.mech, visitLive);
+      const liveLanes = ~d.exited;
+      for (let sl = 0; sl < nSlots; sl++) {
+        let m = slotLanes[sl]! & liveLanes;
+        while (m !== 0) {
+          const l = 31 - Math.clz32(m & -m);
+          m &= m - 1;
+          out.push(regs[l * nSlots + sl]!);
+        }
+      }
+      for (let p = 0; p < 7; p++) {
+        const m = predLanes[p]! & liveLanes;
+        out.push((d.preds[p]! & m) >>> 0);
+        out.push((d.predsUnknown[p]! & m) >>> 0);
+      }
+      return;
+    }
+    for (let i = 0; i < regs.length; i++) out.push(regs[i]!);
+    for (let p = 0; p < 7; p++) {
+      out.push(d.preds[p]!);
+      out.push(d.predsUnknown[p]!);
+    }
+  };
+
+  const memoryKey = (m: Memory, out: KeyWriter): void => {
+    out.push(m.havoc ? 1 : 0);
+    out.pushAll(m.cells);
+  };
+
+  const keyWriter = new KeyWriter();
+  const liveOf = (s: MachineState) => s.warps.map((w) => (full & ~w.data.exited) >>> 0);
 
   return {
     program,
@@ -213,7 +357,7 @@ export function createMachine(spec: MachineSpec): Machine {
     ctx,
     mechanism: mech,
     options: spec.options,
-    fmt: formatterFor(program, launch.warpSize),
+    fmt: formatterFor(program, W),
     initial: () => ({
       warps: Array.from({ length: launch.warps }, (_, k) => ({
         mech: mech.init(),
@@ -223,26 +367,19 @@ export function createMachine(spec: MachineSpec): Machine {
     }),
     successors,
     status(s) {
-      if (live(s).every((m) => m === 0)) return 'terminated';
+      if (s.warps.every((w) => (full & ~w.data.exited) === 0)) return 'terminated';
       return s.warps.some((w) => mech.candidates(w.mech).length > 0) ? 'running' : 'blocked';
     },
     key(s) {
-      const k = keyWriter;
-      for (const w of s.warps) {
-        mech.key(w.mech, k);
-        const d = w.data;
-        k.push(d.exited);
-        for (let i = 0; i < d.regs.length; i++) k.push(d.regs[i]!);
-        for (let p = 0; p < 7; p++) {
-          k.push(d.preds[p]!);
-          k.push(d.predsUnknown[p]!);
-        }
-        for (const c of d.calls) k.pushAll(c);
-      }
-      k.push(s.memory.havoc ? 1 : 0);
-      k.pushAll(s.memory.cells);
-      return k.finish();
+      keyWriter.reset();
+      for (const w of s.warps) warpKey(w, keyWriter, false);
+      memoryKey(s.memory, keyWriter);
+      return keyWriter.finish();
     },
-    live,
+    live: liveOf,
+    warpKey,
+    memoryKey,
+    canReduce,
+    warpSteps,
   };
 }

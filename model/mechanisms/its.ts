@@ -1,12 +1,10 @@
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Outcome } from '../lanes/execute.ts';
-import { lanesOf } from '../lanes/values.ts';
 import type { KeyWriter } from '../machine/key.ts';
 import type {
   Advance,
   Formatter,
-  Issue,
   Mechanism,
   MechanismContext,
   MechanismFactory,
@@ -41,25 +39,41 @@ export function createIts(ctx: MechanismContext, grouping: ItsGrouping): Mechani
     candidates(s) {
       // SEMANTICS §3.1 (a decision): issue all ready lanes at one PC together (maximal groups);
       // `single` issues one lane at a time. Ordered by PC, then lane, so choices are stable.
-      const out: Issue[] = [];
+      const out: { pc: number; mask: number }[] = [];
+      const pcs = s.pcs;
       if (grouping === 'single') {
-        s.pcs.forEach((pc, l) => {
+        pcs.forEach((pc, l) => {
           if (pc >= 0) out.push({ pc, mask: (1 << l) >>> 0 });
         });
         return out.sort((a, b) => a.pc - b.pc);
       }
-      const byPc = new Map<number, number>();
-      for (let l = 0; l < s.pcs.length; l++) {
-        const pc = s.pcs[l]!;
-        if (pc >= 0) byPc.set(pc, ((byPc.get(pc) ?? 0) | (1 << l)) >>> 0);
+      // The explorer's innermost loop: group lanes by PC without a Map, then insertion-sort the
+      // (few) groups by PC.
+      for (let l = 0; l < pcs.length; l++) {
+        const pc = pcs[l]!;
+        if (pc < 0) continue;
+        let i = 0;
+        while (i < out.length && out[i]!.pc !== pc) i++;
+        if (i < out.length) out[i]!.mask = (out[i]!.mask | (1 << l)) >>> 0;
+        else {
+          out.push({ pc, mask: (1 << l) >>> 0 });
+          for (let j = out.length - 1; j > 0 && out[j - 1]!.pc > pc; j--) {
+            const t = out[j]!;
+            out[j] = out[j - 1]!;
+            out[j - 1] = t;
+          }
+        }
       }
-      for (const [pc, mask] of byPc) out.push({ pc, mask });
-      return out.sort((a, b) => a.pc - b.pc);
+      return out;
     },
     advance(s, _issue, outcome: Outcome): Advance<ItsState> {
       const pcs = s.pcs.slice();
-      for (const g of outcome.groups) for (const l of lanesOf(g.mask)) pcs[l] = g.pc;
-      for (const l of lanesOf(outcome.exited)) pcs[l] = -1;
+      const groups = outcome.groups;
+      for (let i = 0; i < groups.length; i++) {
+        const g = groups[i]!;
+        for (let m = g.mask; m !== 0; m &= m - 1) pcs[31 - Math.clz32(m & -m)] = g.pc;
+      }
+      for (let m = outcome.exited; m !== 0; m &= m - 1) pcs[31 - Math.clz32(m & -m)] = -1;
       return { kind: 'ok', state: { pcs } };
     },
     ready(s) {
@@ -68,7 +82,12 @@ export function createIts(ctx: MechanismContext, grouping: ItsGrouping): Mechani
       return m >>> 0;
     },
     key(s, out: KeyWriter) {
-      for (const pc of s.pcs) out.push(pc);
+      const pcs = s.pcs;
+      for (let l = 0; l < pcs.length; l++) out.push(pcs[l]!);
+    },
+    lanePcs(s, visit) {
+      const pcs = s.pcs;
+      for (let l = 0; l < pcs.length; l++) if (pcs[l]! >= 0) visit(pcs[l]!, 1 << l);
     },
     view(s, fmt: Formatter): StateView {
       const rows = s.pcs.map((pc, l) => [String(l), pc < 0 ? 'exited' : fmt.pc(pc)]);

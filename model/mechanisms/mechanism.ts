@@ -75,6 +75,14 @@ export interface Mechanism<S> {
   ready(state: S): number;
   key(state: S, out: KeyWriter): void;
   view(state: S, fmt: Formatter): StateView;
+  /**
+   * Optional, for the explorer's dead-value reduction (`machine/liveness.ts`): calls `visit` with
+   * every PC at which lanes of `mask` may issue next or resume later (a waiting entry, a
+   * reconvergence point, a return PC). Contract: every instruction a lane executes from this
+   * state on lies on a path of static successors (`liveness.ts`) starting at one of the PCs
+   * reported for it here. A mechanism without it is explored without that reduction.
+   */
+  lanePcs?(state: S, visit: (pc: number, mask: number) => void): void;
 }
 
 /** An option a mechanism accepts: name, allowed values, default, and where the choice comes from. */

@@ -176,12 +176,18 @@ export function createSimtStack(
     },
     key(s, out: KeyWriter) {
       out.push(s.length);
-      for (const e of s) {
+      for (let i = 0; i < s.length; i++) {
+        const e = s[i]!;
         out.push(e.pc);
         out.push(e.rpc);
         out.push(e.mask);
         out.push(e.frame ? 1 : 0);
       }
+    },
+    lanePcs(s, visit) {
+      // Every entry's lanes resume at its PC: the top runs, a reconvergence entry continues at the
+      // IPDOM, the entry under a frame at the return PC.
+      for (let i = 0; i < s.length; i++) visit(s[i]!.pc, s[i]!.mask);
     },
     view(s, fmt: Formatter): StateView {
       const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));

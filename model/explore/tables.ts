@@ -1,0 +1,177 @@
+/**
+ * Exact visited sets for the explorer, on typed arrays (DESIGN.md "Performance notes"): no string
+ * keys, no per-entry objects, and no 2^24-entry ceiling as V8's `Map`/`Set` have. Open addressing
+ * with linear probing; a slot holds `id + 1` (0 = empty). Lookups compare the stored numbers in
+ * full, so distinct keys never merge — the 32-bit hash only picks the slot.
+ */
+
+/** 32-bit mix of one more word into a running hash (murmur3-style). */
+function mix(h: number, x: number): number {
+  let k = Math.imul(x | 0, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  h ^= Math.imul(k, 0x1b873593);
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+function finalMix(h: number, n: number): number {
+  h ^= n;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/**
+ * Interns variable-length vectors of numbers (a warp's or a memory's canonical key): equal vectors
+ * get the same dense id 0, 1, 2, …; the vectors live in one growing arena.
+ */
+export class VectorTable {
+  private arena = new Float64Array(1 << 16);
+  private used = 0;
+  private start = new Float64Array(1024);
+  private len = new Int32Array(1024);
+  private hashes = new Int32Array(1024);
+  private slots = new Int32Array(1 << 12);
+  private mask = (1 << 12) - 1;
+  size = 0;
+
+  /** The id of `v[0 .. n-1]`, adding it when new (then `id === size - 1`). */
+  intern(v: Float64Array, n: number): number {
+    let h = 0x2545f491;
+    for (let i = 0; i < n; i++) h = mix(h, v[i]!);
+    h = finalMix(h, n);
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const e = slots[s]!;
+      if (e === 0) break;
+      const id = e - 1;
+      if (this.hashes[id] !== h || this.len[id] !== n) continue;
+      const o = this.start[id]!;
+      const a = this.arena;
+      let i = 0;
+      while (i < n && a[o + i] === v[i]) i++;
+      if (i === n) return id;
+    }
+    return this.add(v, n, h);
+  }
+
+  /** The stored vector of `id` (a view, valid until the next `intern`). */
+  get(id: number): Float64Array {
+    const o = this.start[id]!;
+    return this.arena.subarray(o, o + this.len[id]!);
+  }
+
+  /** Bytes held by the table's arrays. */
+  get bytes(): number {
+    return this.arena.byteLength + this.start.byteLength * 2 + this.slots.byteLength;
+  }
+
+  private add(v: Float64Array, n: number, h: number): number {
+    const id = this.size++;
+    if (id === this.len.length) {
+      const c = this.len.length * 2;
+      this.start = grown(this.start, new Float64Array(c));
+      this.len = grown(this.len, new Int32Array(c));
+      this.hashes = grown(this.hashes, new Int32Array(c));
+    }
+    while (this.used + n > this.arena.length)
+      this.arena = grown(this.arena, new Float64Array(this.arena.length * 2));
+    this.arena.set(v.subarray(0, n), this.used);
+    this.start[id] = this.used;
+    this.len[id] = n;
+    this.hashes[id] = h;
+    this.used += n;
+    if (this.size * 2 > this.slots.length) this.rehash();
+    else this.place(id, h);
+    return id;
+  }
+
+  private place(id: number, h: number): void {
+    const slots = this.slots;
+    let s = h & this.mask;
+    while (slots[s] !== 0) s = (s + 1) & this.mask;
+    slots[s] = id + 1;
+  }
+
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    this.mask = this.slots.length - 1;
+    for (let id = 0; id < this.size; id++) this.place(id, this.hashes[id]!);
+  }
+}
+
+/**
+ * Interns fixed-width tuples of 32-bit integers (a state as its warps' and memory's ids): equal
+ * tuples get the same dense id. Capacity grows past 2^24 entries (limited by memory only).
+ */
+export class TupleTable {
+  private tuples: Int32Array;
+  private slots = new Int32Array(1 << 12);
+  private mask = (1 << 12) - 1;
+  size = 0;
+
+  constructor(readonly width: number) {
+    this.tuples = new Int32Array(1024 * width);
+  }
+
+  /** The id of tuple `t[0 .. width-1]`, adding it when new (then `id === size - 1`). */
+  intern(t: Int32Array): number {
+    const w = this.width;
+    const h = hashTuple(t, 0, w);
+    const slots = this.slots;
+    const mask = this.mask;
+    const tuples = this.tuples;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const e = slots[s]!;
+      if (e === 0) {
+        const id = this.size++;
+        if ((id + 1) * w > this.tuples.length)
+          this.tuples = grown(this.tuples, new Int32Array(this.tuples.length * 2));
+        this.tuples.set(t.subarray(0, w), id * w);
+        if (this.size * 2 > slots.length) this.rehash();
+        else slots[s] = id + 1;
+        return id;
+      }
+      const o = (e - 1) * w;
+      let i = 0;
+      while (i < w && tuples[o + i] === t[i]) i++;
+      if (i === w) return e - 1;
+    }
+  }
+
+  /** Element `j` of tuple `id`. */
+  at(id: number, j: number): number {
+    return this.tuples[id * this.width + j]!;
+  }
+
+  get bytes(): number {
+    return this.tuples.byteLength + this.slots.byteLength;
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    const w = this.width;
+    for (let id = 0; id < this.size; id++) {
+      let s = hashTuple(this.tuples, id * w, w) & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = id + 1;
+    }
+    this.slots = slots;
+    this.mask = mask;
+  }
+}
+
+function hashTuple(t: Int32Array, o: number, w: number): number {
+  let h = 0x3c6ef372;
+  for (let i = 0; i < w; i++) h = mix(h, t[o + i]!);
+  return finalMix(h, w);
+}
+
+function grown<T extends Float64Array | Int32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}

@@ -1,0 +1,231 @@
+import type { Op, Src } from '../isa/op.ts';
+import { PT, RZ, type PredRef } from '../isa/program.ts';
+import type { RegisterLayout } from '../lanes/laneData.ts';
+import type { Policy } from '../mechanisms/mechanism.ts';
+
+/**
+ * Per-lane live registers and predicates at every PC: the dead-value reduction's static part.
+ *
+ * A lane's register (or predicate) is *dead* at a PC when on every path of instructions the lane
+ * can execute from there it is written before it is read (or never read). Two states that differ
+ * only in dead values are bisimilar — every step from one is matched by the same step from the
+ * other, with the same issue, the same alternatives, the same stops and again only dead values
+ * differing — so the explorer may treat them as one state without changing any verdict, fair
+ * cycles included (the issue masks, enabled warps and ready lanes are the same on both sides).
+ *
+ * Soundness rests on three facts, each checked here or by the caller:
+ * - *reads*: `uses` names every register and predicate an op's evaluation looks at, in
+ *   `lanes/execute.ts` and `lanes/dataOps.ts`, including guards, address pairs and values that
+ *   only feed an error check; mechanisms never see lane data (`Mechanism.advance` gets outcomes);
+ * - *writes*: `kills` names only what an op writes for every lane that executes it, so a guarded
+ *   op kills nothing (a lane that does not participate keeps its old value);
+ * - *paths*: a lane only ever executes, after its current PCs (as the mechanism reports them with
+ *   `lanePcs`), static successors of what it executed; instructions whose successors are not known
+ *   statically (BRX, RET, CALL, stack-ops, rejected foreign ones) make every value live.
+ */
+export interface Liveness {
+  /** Words per PC in `regs` (one bit per register slot). */
+  readonly words: number;
+  /** regs[pc * words + (slot >> 5)] bit (slot & 31): the slot is live at pc. PC n (past the end) is all-dead. */
+  readonly regs: Uint32Array;
+  /** preds[pc] bit p: predicate Pp is live at pc. */
+  readonly preds: Uint8Array;
+}
+
+const ALL_PREDS = 0x7f;
+
+export function liveness(
+  ops: readonly Op[],
+  layout: RegisterLayout,
+  policy: (op: Op) => Policy,
+): Liveness {
+  const n = ops.length;
+  const words = Math.max(1, Math.ceil(layout.count / 32));
+  const slotOf = (r: number) => (r === RZ || r < 0 || r >= RZ ? -1 : layout.slot[r]!);
+  // Per PC: use/kill sets, successors, and whether everything is live after it.
+  const useR = new Uint32Array((n + 1) * words);
+  const killR = new Uint32Array((n + 1) * words);
+  const useP = new Uint8Array(n + 1);
+  const killP = new Uint8Array(n + 1);
+  const allOut = new Uint8Array(n + 1);
+  const succ: number[][] = [];
+  for (let pc = 0; pc < n; pc++) {
+    const op = ops[pc]!;
+    const pol = policy(op);
+    const base = pc * words;
+    const useReg = (r: number) => {
+      const s = slotOf(r);
+      if (s >= 0) useR[base + (s >>> 5)]! |= 1 << (s & 31);
+    };
+    const killReg = (r: number) => {
+      const s = slotOf(r);
+      if (s >= 0) killR[base + (s >>> 5)]! |= 1 << (s & 31);
+    };
+    const usePred = (p: PredRef | null) => {
+      if (p !== null && p.index !== PT) useP[pc]! |= 1 << p.index;
+    };
+    const killPred = (p: PredRef) => {
+      if (p.index !== PT) killP[pc]! |= 1 << p.index;
+    };
+    const src = (s: Src | null | undefined) => {
+      if (s?.kind === 'reg') useReg(s.index);
+    };
+    const addr = (a: { base: number; wide: boolean }) => {
+      useReg(a.base);
+      if (a.wide && a.base !== RZ) useReg(a.base + 1);
+    };
+    usePred(op.guard);
+    usePred(op.pred2);
+    const always = (p: PredRef | null) => p === null || (p.index === PT && !p.negated);
+    const unconditional = always(op.guard) && always(op.pred2);
+    const def = (r: number) => {
+      if (unconditional) killReg(r);
+    };
+    const defPred = (p: PredRef) => {
+      if (unconditional) killPred(p);
+    };
+    if (pol === 'reject') {
+      // The run stops here; nothing is read, but be conservative: everything live.
+      allOut[pc] = 1;
+      succ.push([]);
+      continue;
+    }
+    const next = [pc + 1];
+    const k = pol === 'nop' ? 'nop' : op.kind;
+    switch (k) {
+      case 'exit':
+        succ.push(unconditional ? [] : next);
+        continue;
+      case 'bra': {
+        const o = op as Extract<Op, { kind: 'bra' }>;
+        succ.push([pc + 1, o.target]);
+        continue;
+      }
+      case 'trap':
+        succ.push(next);
+        continue;
+      case 'brx':
+      case 'ret': {
+        useReg((op as Extract<Op, { kind: 'brx' | 'ret' }>).reg);
+        allOut[pc] = 1;
+        succ.push([]);
+        continue;
+      }
+      case 'call':
+      case 'stack-op':
+        allOut[pc] = 1;
+        succ.push([]);
+        continue;
+      default:
+        break;
+    }
+    succ.push(next);
+    if (k === 'nop') continue;
+    switch (op.kind) {
+      case 'warpsync':
+        src(op.mask);
+        break;
+      case 'bmov-to-barrier':
+        src(op.src);
+        break;
+      case 'mov':
+        src(op.src);
+        def(op.dst);
+        break;
+      case 's2r':
+        def(op.dst);
+        break;
+      case 'arith':
+        op.mul?.forEach(src);
+        op.adds.forEach(src);
+        def(op.dst);
+        break;
+      case 'lop3':
+        op.srcs.forEach(src);
+        def(op.dst);
+        break;
+      case 'shift':
+        src(op.lo);
+        src(op.amount);
+        src(op.hi);
+        def(op.dst);
+        break;
+      case 'isetp':
+        src(op.a);
+        src(op.b);
+        usePred(op.c);
+        defPred(op.dst);
+        defPred(op.dst2);
+        break;
+      case 'load':
+        addr(op.addr);
+        def(op.dst);
+        break;
+      case 'store':
+        addr(op.addr);
+        src(op.src);
+        break;
+      case 'atomic':
+        addr(op.addr);
+        src(op.a);
+        src(op.b);
+        def(op.dst);
+        break;
+      case 'vote':
+        usePred(op.src);
+        def(op.dst);
+        defPred(op.pdst);
+        break;
+      case 'opaque':
+        for (const r of op.regs) def(r);
+        for (const p of op.preds) defPred({ index: p, negated: false });
+        break;
+      default:
+        // nop, yield, call-external, barriers: read and write no lane value (BMOV from a barrier
+        // is written by no lane-level code either; `registerLayout` still gives its Rd a slot).
+        break;
+    }
+    // A register both read and written by one op is read first: uses win over kills below.
+  }
+  succ.push([]);
+  // Backward fixpoint: live_in = use ∪ (live_out − kill); live_out = ∪ live_in(succ) or ALL.
+  const regs = new Uint32Array((n + 1) * words);
+  const preds = new Uint8Array(n + 1);
+  const fullWord = (w: number) => {
+    const bits = layout.count - w * 32;
+    return bits >= 32 ? 0xffffffff : bits <= 0 ? 0 : ((1 << bits) - 1) >>> 0;
+  };
+  let changed = true;
+  const out = new Uint32Array(words);
+  while (changed) {
+    changed = false;
+    for (let pc = n - 1; pc >= 0; pc--) {
+      let outP = 0;
+      if (allOut[pc]) {
+        for (let w = 0; w < words; w++) out[w] = fullWord(w);
+        outP = ALL_PREDS;
+      } else {
+        out.fill(0);
+        for (const t of succ[pc]!) {
+          if (t < 0 || t > n) continue;
+          for (let w = 0; w < words; w++) out[w]! |= regs[t * words + w]!;
+          outP |= preds[t]!;
+        }
+      }
+      for (let w = 0; w < words; w++) {
+        const i = pc * words + w;
+        const v = (useR[i]! | (out[w]! & ~killR[i]!)) >>> 0;
+        if (v !== regs[i]) {
+          regs[i] = v;
+          changed = true;
+        }
+      }
+      const p = useP[pc]! | (outP & ~killP[pc]!);
+      if (p !== preds[pc]) {
+        preds[pc] = p;
+        changed = true;
+      }
+    }
+  }
+  return { words, regs, preds };
+}
