@@ -58,28 +58,32 @@ function opaqueOf(ins: Instruction): OpBody {
   const regs: number[] = [];
   const preds: number[] = [];
   const ops = ins.operands;
-  let i = 0;
-  // Leading predicate destinations (FSETP P0, P1, …; IADD3 R4, P0, …).
-  const takePreds = () => {
-    while (ops[i]?.kind === 'pred') {
+  const isStore = /^(ST|RED|ATOM|SU)/.test(ins.opcode);
+  // A leading predicate is a destination: set-predicate forms (FSETP P0, P1, R2, R3, PT;
+  // ISETP….EX; PLOP3.LUT P0, PT, P1, …) write their first two predicates and no register — the
+  // registers after them are sources; other forms (LOP3.LUT P1, R5, R2, …) then write a register.
+  let lead = 0;
+  if (ops[0]?.kind === 'pred') {
+    for (; lead < 2 && ops[lead]?.kind === 'pred'; lead++) {
+      const p = (ops[lead] as { pred: PredRef }).pred;
+      if (p.index !== PT) preds.push(p.index);
+    }
+    if (/SETP\d*$|^PLOP3$/.test(ins.opcode))
+      return { kind: 'opaque', opcode: ins.opcode, regs, preds, havoc: isStore };
+  }
+  const first = ops[lead];
+  if (first?.kind === 'reg' && first.index !== RZ && !(isStore && !/^ATOM/.test(ins.opcode))) {
+    // 64-bit results (.64, .WIDE, CS2R without .32) fill the pair Rd, Rd+1; .128 four registers.
+    const pair =
+      ins.modifiers.some((m) => m === '64' || m === 'WIDE') ||
+      (ins.opcode === 'CS2R' && !ins.modifiers.includes('32'));
+    const width = ins.modifiers.includes('128') ? 4 : pair ? 2 : 1;
+    for (let k = 0; k < width; k++) regs.push(first.index + k);
+    // Carry-out predicates right after the destination (IADD3 R4, P0, R2, …).
+    for (let i = lead + 1; ops[i]?.kind === 'pred'; i++) {
       const p = (ops[i] as { pred: PredRef }).pred;
       if (p.index !== PT) preds.push(p.index);
-      i++;
     }
-  };
-  takePreds();
-  const first = ops[i];
-  const isStore = /^(ST|RED|ATOM|SU)/.test(ins.opcode);
-  if (
-    first?.kind === 'reg' &&
-    first.index !== RZ &&
-    !(isStore && i === 0 && !/^ATOM/.test(ins.opcode))
-  ) {
-    const wide = ins.modifiers.some((m) => m === '64' || m === 'WIDE') ? 2 : 1;
-    const width = ins.modifiers.includes('128') ? 4 : wide;
-    for (let k = 0; k < width; k++) regs.push(first.index + k);
-    i++;
-    takePreds();
   }
   return { kind: 'opaque', opcode: ins.opcode, regs, preds, havoc: isStore };
 }
@@ -118,7 +122,7 @@ function decodeBody(program: Program, pc: number, ins: Instruction): OpBody | De
         return { kind: 'bra', target: t, cond };
       }
       const sym = ops.find((o) => o.kind === 'symbol');
-      if (sym?.kind === 'symbol') return { kind: 'call-external', name: sym.name };
+      if (sym?.kind === 'symbol') return { kind: 'bra-external', name: sym.name };
       return fail('expected a branch target (a label, `(label) or a hex offset)');
     }
     case 'BRX':
@@ -146,7 +150,8 @@ function decodeBody(program: Program, pc: number, ins: Instruction): OpBody | De
     case 'BSSY': {
       const b = ops[0];
       const t = targetOf(ops);
-      if (b?.kind !== 'breg' || t === null) return fail('expected BSSY Bx, target');
+      const outside = ops.some((o) => o.kind === 'symbol');
+      if (b?.kind !== 'breg' || (t === null && !outside)) return fail('expected BSSY Bx, target');
       return { kind: 'bssy', barrier: b.index, target: t };
     }
     case 'BSYNC': {

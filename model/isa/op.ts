@@ -44,13 +44,16 @@ export type OpBody =
       readonly relative: boolean;
       readonly targets: readonly number[];
     }
+  /** BRA/JMP to code outside the listing (an excerpt, an absolute address): lanes that take it leave the model. */
+  | { readonly kind: 'bra-external'; readonly name: string }
   /** CALL to a PC of the program. */
   | { readonly kind: 'call'; readonly target: number }
   /** CALL/JMP to something outside the program (`vprintf`, an absolute address): opaque. */
   | { readonly kind: 'call-external'; readonly name: string }
   /** RET: return address = value(reg) + imm, a byte offset in the caller's function. */
   | { readonly kind: 'ret'; readonly reg: number; readonly imm: number }
-  | { readonly kind: 'bssy'; readonly barrier: number; readonly target: number }
+  /** BSSY Bx, L; `target` null when L lies outside the listing (a truncated excerpt). */
+  | { readonly kind: 'bssy'; readonly barrier: number; readonly target: number | null }
   | { readonly kind: 'bsync'; readonly barrier: number }
   | { readonly kind: 'break'; readonly barrier: number }
   /** BMOV.32 Rd, Bx (`clear`: BMOV.32.CLEAR also empties Bx). */

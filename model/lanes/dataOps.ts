@@ -139,6 +139,7 @@ export function evalDataOp(
     }
     case 'exit':
     case 'bra':
+    case 'bra-external':
     case 'brx':
     case 'call':
     case 'ret':

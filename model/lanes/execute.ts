@@ -141,6 +141,7 @@ const isControl = (op: Op): boolean => {
   switch (op.kind) {
     case 'exit':
     case 'bra':
+    case 'bra-external':
     case 'brx':
     case 'call':
     case 'ret':
@@ -192,6 +193,14 @@ function control(
           message: `BPT.TRAP at pc ${pc} by lanes ${lanesOf(take).join(',')}`,
         };
       return step(d, mem, simple(pc, active, null, 0), 0, NONE);
+    case 'bra-external':
+      if (take !== 0)
+        return {
+          kind: 'stop',
+          verdict: 'unsupported',
+          message: `lanes ${lanesOf(take).join(',')} branch at pc ${pc} to ${op.name}, outside the listing`,
+        };
+      return step(d, mem, simple(pc, active, null, 0), 0, NONE);
     case 'call': {
       if (take === 0) return step(d, mem, simple(pc, active, null, 0), 0, NONE);
       const calls = d.calls.map((c, l) => ((take >>> l) & 1 ? [...c, pc + 1] : c));
@@ -211,6 +220,7 @@ function control(
     case 'brx': {
       const entries: [number, number][] = [];
       const calls = d.calls.slice();
+      let ended = 0;
       for (const l of lanesOf(active)) {
         if (!((take >>> l) & 1)) {
           entries.push([pc + 1, l]);
@@ -222,6 +232,12 @@ function control(
         if (op.kind === 'ret') {
           const stack = calls[l]!;
           const back = stack[stack.length - 1];
+          // A RET with no open CALL returns from the entry function to its caller, which the
+          // program does not contain: the thread ends, as at EXIT (a decision, docs/semantics.md).
+          if (back === undefined) {
+            ended |= 1 << l;
+            continue;
+          }
           // A return address is a byte offset in the caller's function (SEMANTICS §1); an unknown
           // one is assumed to be the structured return (a decision, docs/semantics.md).
           if (value === UNKNOWN) target = back;
@@ -240,7 +256,7 @@ function control(
               verdict: 'unsupported',
               message: `BRX at pc ${pc}: lane ${l} jumps to an unknown address`,
             };
-          const offset = u32(value + op.imm + (op.relative ? ctx.offsetOf(pc + 1) : 0));
+          const offset = u32(value + op.imm + (op.relative ? ctx.offsetOf(pc) + 16 : 0));
           target = ctx.pcAt(pc, offset);
           if (target === undefined || (op.targets.length > 0 && !op.targets.includes(target)))
             return {
@@ -251,8 +267,12 @@ function control(
         }
         entries.push([target, l]);
       }
-      const event: Event = op.kind === 'ret' && take !== 0 ? { kind: 'ret', mask: take } : NONE;
-      return step(op.kind === 'ret' ? { ...d, calls } : d, mem, groupsOf(entries), 0, event);
+      ended >>>= 0;
+      const returned = (take & ~ended) >>> 0;
+      const event: Event =
+        op.kind === 'ret' && returned !== 0 ? { kind: 'ret', mask: returned } : NONE;
+      const data = op.kind === 'ret' ? { ...d, calls, exited: (d.exited | ended) >>> 0 } : d;
+      return step(data, mem, groupsOf(entries), ended, event);
     }
     default:
       throw new Error(`control(): ${op.kind} is not a control-flow op`);

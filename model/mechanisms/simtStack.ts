@@ -133,7 +133,8 @@ export function createSimtStack(
       if (ev.kind === 'call') {
         // CALL: the caller's entry resumes at the return PC with all its lanes once the frame pops;
         // the callers run the callee in a frame entry above it.
-        const callee = groups.find((g) => g.pc !== ev.returnPc)!;
+        // A CALL to the next instruction merges callee and fall-through into one group.
+        const callee = groups.find((g) => g.pc !== ev.returnPc) ?? { pc: ev.returnPc };
         st[st.length - 1] = { ...top, pc: ev.returnPc };
         st.push({ pc: callee.pc, rpc: VIRTUAL_EXIT, mask: ev.mask, frame: true });
         return { kind: 'ok', state: settle(st) };
