@@ -21,6 +21,8 @@ export interface RowResult {
   readonly transitions: number;
   readonly depth: number;
   readonly timeMs: number;
+  /** CPU time of the process during the search (user + system), ms: steadier than wall time on a shared machine. */
+  readonly cpuMs: number;
   /** Peak resident set of the whole process, MB. */
   readonly peakRssMb: number;
   /** Largest V8 heap seen at a progress report or at the end, MB. */
@@ -35,6 +37,7 @@ export function runRow(spec: RowSpec): RowResult {
     const h = process.memoryUsage().heapUsed;
     if (h > peakHeap) peakHeap = h;
   };
+  const cpu0 = process.cpuUsage();
   const r = explore(
     machine,
     { maxStates: spec.maxStates, maxDepth: 1_000_000, timeoutMs: spec.timeoutMs },
@@ -42,6 +45,7 @@ export function runRow(spec: RowSpec): RowResult {
     spec.reduce ? { reduce: spec.reduce } : undefined,
   );
   sample();
+  const cpu = process.cpuUsage(cpu0);
   return {
     spec,
     verdict: r.verdict + (r.kind ? `/${r.kind}` : ''),
@@ -50,6 +54,7 @@ export function runRow(spec: RowSpec): RowResult {
     transitions: r.transitions,
     depth: r.depth,
     timeMs: r.timeMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     peakHeapMb: peakHeap / 2 ** 20,
     notes: r.notes,

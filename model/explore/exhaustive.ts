@@ -93,16 +93,13 @@ export function explore(
   const stateTable = new TupleTable(K + 1);
   const kw = new KeyWriter();
   const tuple = new Int32Array(K + 1);
+  const parentTuple = new Int32Array(K + 1);
   const parent = int32();
   const parentChoice = int32();
   const depthOf = int32();
   const edgeStart = int32();
   const edgeTo = int32();
-  const edgeWarp = uint8();
-  const edgeMask = uint32();
-  const edgeGroup = uint16();
-  const edgeUnknown = uint8();
-  const edgeChoice = uint16();
+  const edgeStep = int32();
   const enabledWarps = uint8();
   const readyLanes = uint32();
   const findings = new Map<string, Finding>();
@@ -163,10 +160,10 @@ export function explore(
   const localKey = new Int32Array(3);
   const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live
   const localReady = uint32();
-  const localIssues = int32();
   const localStart = int32();
   const stepWarp = int32();
   const stepMem = int32();
+  const stepOf = uint8(); // the warp index of a step
   const stepMask = uint32();
   const stepGroup = uint16();
   const stepUnknown = uint8();
@@ -184,8 +181,8 @@ export function explore(
     const ws = machine.warpSteps(k, warpObjs[wid]!, mem);
     localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
     localReady.push(ws.ready);
-    localIssues.push(ws.issues);
     for (const st of ws.steps) {
+      stepOf.push(k);
       stepMask.push(st.issue.mask);
       stepGroup.push(st.group);
       stepUnknown.push(st.unknownChoice ? 1 : 0);
@@ -269,8 +266,8 @@ export function explore(
       bound = 'depth';
       continue;
     }
+    stateTable.copy(head, parentTuple);
     let c = 0;
-    let groupBase = 0;
     for (let k = 0; k < K; k++) {
       const loc = locals[k]!;
       for (let e = localStart.get(loc), end = localStart.get(loc + 1); e < end; e++, c++) {
@@ -290,21 +287,15 @@ export function explore(
             c,
           );
         } else {
-          for (let j = 0; j <= K; j++) tuple[j] = stateTable.at(head, j);
+          tuple.set(parentTuple);
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           to = add(head, c, d + 1);
         }
-        const unknown = stepUnknown.get(e);
-        if (unknown) sawUnknownChoice = true;
+        if (stepUnknown.get(e)) sawUnknownChoice = true;
         edgeTo.push(to);
-        edgeWarp.push(k);
-        edgeMask.push(stepMask.get(e));
-        edgeGroup.push(groupBase + stepGroup.get(e));
-        edgeUnknown.push(unknown);
-        edgeChoice.push(c);
+        edgeStep.push(e);
       }
-      groupBase += localIssues.get(loc);
     }
   }
   const expanded = edgeStart.length;
@@ -316,11 +307,11 @@ export function explore(
     warps: K,
     edgeStart: edgeStart.view(),
     edgeTo: edgeTo.view(),
-    edgeWarp: edgeWarp.view(),
-    edgeMask: edgeMask.view(),
-    edgeGroup: edgeGroup.view(),
-    edgeUnknown: edgeUnknown.view(),
-    edgeChoice: edgeChoice.view(),
+    edgeStep: edgeStep.view(),
+    stepWarp: stepOf.view(),
+    stepMask: stepMask.view(),
+    stepGroup: stepGroup.view(),
+    stepUnknown: stepUnknown.view(),
     enabledWarps: enabledWarps.view(),
     readyLanes: laneFair ? readyLanes.view() : null,
   };

@@ -20,13 +20,16 @@ export interface Graph {
   readonly edgeStart: Int32Array;
   /** Target state, or -1 for a step that ended the run. */
   readonly edgeTo: Int32Array;
-  readonly edgeWarp: Uint8Array;
-  readonly edgeMask: Uint32Array;
-  /** Alternatives of one issue (unknown outcomes) share a group within their state. */
-  readonly edgeGroup: Uint16Array;
-  readonly edgeUnknown: Uint8Array;
-  /** The choice index of the edge in its state's successor list (for schedules). */
-  readonly edgeChoice: Uint16Array;
+  /**
+   * What edge e issues: an index into the `step*` arrays, which describe each distinct step of a
+   * warp once (many edges share one). Edge e is choice `e - edgeStart[i]` of its state i.
+   */
+  readonly edgeStep: Int32Array;
+  readonly stepWarp: Uint8Array;
+  readonly stepMask: Uint32Array;
+  /** Alternatives of one issue (unknown outcomes) share a group among their warp's steps. */
+  readonly stepGroup: Uint16Array;
+  readonly stepUnknown: Uint8Array;
   /** Bit w: warp w has something to issue in state i. */
   readonly enabledWarps: Uint8Array;
   /** readyLanes[i*warps + w]: lanes of warp w that may issue in state i (lane fairness), or null. */
@@ -120,11 +123,12 @@ function isFair(
     let unknown = false;
     for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
       const t = g.edgeTo[e]!;
+      const st = g.edgeStep[e]!;
       if (t >= 0 && t < g.expanded && comp[t] === c) {
-        takenWarps |= 1 << g.edgeWarp[e]!;
-        takenLanes[g.edgeWarp[e]!]! |= g.edgeMask[e]!;
+        takenWarps |= 1 << g.stepWarp[st]!;
+        takenLanes[g.stepWarp[st]!]! |= g.stepMask[st]!;
       }
-      if (g.edgeUnknown[e]) unknown = true;
+      if (g.stepUnknown[st]) unknown = true;
     }
     if (unknown && leavesOnUnknown(g, comp, s, c)) return false;
   }
@@ -143,10 +147,12 @@ function leavesOnUnknown(g: Graph, comp: Int32Array, s: number, c: number): bool
   const groupsIn = new Set<number>();
   const groupsOut = new Set<number>();
   for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
-    if (!g.edgeUnknown[e]) continue;
+    const st = g.edgeStep[e]!;
+    if (!g.stepUnknown[st]) continue;
     const t = g.edgeTo[e]!;
     const inside = t >= 0 && t < g.expanded && comp[t] === c;
-    (inside ? groupsIn : groupsOut).add(g.edgeGroup[e]!);
+    // An issue is identified by its warp and its group among that warp's steps.
+    (inside ? groupsIn : groupsOut).add(g.stepWarp[st]! * 0x10000 + g.stepGroup[st]!);
   }
   for (const grp of groupsIn) if (groupsOut.has(grp)) return true;
   return false;
@@ -179,16 +185,14 @@ function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
       )
         return true;
     }
-    for (const e of takenEdges)
-      if (g.edgeWarp[e] === o.warp && (o.lane === null || (g.edgeMask[e]! >>> o.lane) & 1))
-        return true;
+    for (const e of takenEdges) if (takes(g, e, o.warp, o.lane)) return true;
     return false;
   };
   const scratch = new BfsScratch(g.expanded);
   const walk = (goal: (s: number, e: number | null) => boolean) => {
     const path = bfsInside(g, comp, c, at, goal, scratch);
     for (const e of path) {
-      cycle.push(g.edgeChoice[e]!);
+      cycle.push(choiceOf(g, e));
       takenEdges.push(e);
       at = g.edgeTo[e]!;
       visited.push(at);
@@ -201,7 +205,7 @@ function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
         ? o.lane === null
           ? !((g.enabledWarps[s]! >> o.warp) & 1)
           : !((g.readyLanes![s * K + o.warp]! >>> o.lane) & 1)
-        : g.edgeWarp[e] === o.warp && (o.lane === null || ((g.edgeMask[e]! >>> o.lane) & 1) === 1),
+        : takes(g, e, o.warp, o.lane),
     );
   }
   // Back to the entry; at least one step, so the cycle is never empty.
@@ -214,7 +218,7 @@ function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
     scratch,
     cycle.length === 0,
   );
-  for (const e of back) cycle.push(g.edgeChoice[e]!);
+  for (const e of back) cycle.push(choiceOf(g, e));
   return { entry, cycle };
 }
 
@@ -275,6 +279,15 @@ function bfsInside(
   }
   throw new Error('bfsInside: goal not reachable inside a strongly connected component');
 }
+
+/** Edge e issues warp `warp` (and, unless `lane` is null, lane `lane` of it). */
+function takes(g: Graph, e: number, warp: number, lane: number | null): boolean {
+  const st = g.edgeStep[e]!;
+  return g.stepWarp[st] === warp && (lane === null || ((g.stepMask[st]! >>> lane) & 1) === 1);
+}
+
+/** The choice index of edge e in its state's successor list. */
+const choiceOf = (g: Graph, e: number): number => e - g.edgeStart[sourceOf(g, e)]!;
 
 /** The source state of edge e (binary search over edgeStart). */
 function sourceOf(g: Graph, e: number): number {

@@ -106,38 +106,75 @@ export class VectorTable {
 /**
  * Interns fixed-width tuples of 32-bit integers (a state as its warps' and memory's ids): equal
  * tuples get the same dense id. Capacity grows past 2^24 entries (limited by memory only).
+ *
+ * The slot array holds each entry's tuple inline next to its id, so a lookup touches one cache
+ * line (the explorer's most frequent random memory access); `tuples` keeps them again by id for
+ * the breadth-first expansion, which reads them in order.
  */
 export class TupleTable {
   private tuples: Int32Array;
-  private slots = new Int32Array(1 << 12);
-  private mask = (1 << 12) - 1;
+  /** Per slot: id + 1 (0 = empty), then the tuple. */
+  private slots: Int32Array;
+  private capacity = 1 << 12;
+  private readonly stride: number;
   size = 0;
 
   constructor(readonly width: number) {
     this.tuples = new Int32Array(1024 * width);
+    this.stride = width + 1;
+    this.slots = new Int32Array(this.capacity * this.stride);
+    this.recent = new Int32Array((RECENT_MASK + 1) * this.stride);
   }
 
   /** The id of tuple `t[0 .. width-1]`, adding it when new (then `id === size - 1`). */
   intern(t: Int32Array): number {
     const w = this.width;
+    const stride = this.stride;
     const h = hashTuple(t, 0, w);
+    // A small direct-mapped cache of recent entries first: breadth-first search meets most
+    // duplicates soon after their first visit (the two orders of independent steps), and the
+    // cache stays in L2 where the main table is a DRAM access.
+    const recent = this.recent;
+    const ro = (Math.imul(h, 0x9e3779b1) >>> RECENT_SHIFT) * stride;
+    const re = recent[ro]!;
+    if (re !== 0) {
+      let i = 0;
+      while (i < w && recent[ro + 1 + i] === t[i]) i++;
+      if (i === w) {
+        this.recentHits++;
+        return re - 1;
+      }
+    }
+    const id = this.lookup(t, h);
+    recent[ro] = id + 1;
+    for (let i = 0; i < w; i++) recent[ro + 1 + i] = t[i]!;
+    return id;
+  }
+
+  recentHits = 0;
+  private readonly recent: Int32Array;
+
+  private lookup(t: Int32Array, h: number): number {
+    const w = this.width;
+    const stride = this.stride;
     const slots = this.slots;
-    const mask = this.mask;
-    const tuples = this.tuples;
+    const mask = this.capacity - 1;
     for (let s = h & mask; ; s = (s + 1) & mask) {
-      const e = slots[s]!;
+      const o = s * stride;
+      const e = slots[o]!;
       if (e === 0) {
         const id = this.size++;
         if ((id + 1) * w > this.tuples.length)
           this.tuples = grown(this.tuples, new Int32Array(this.tuples.length * 2));
         this.tuples.set(t.subarray(0, w), id * w);
-        if (this.size * 2 > slots.length) this.rehash();
-        else slots[s] = id + 1;
+        slots[o] = id + 1;
+        for (let i = 0; i < w; i++) slots[o + 1 + i] = t[i]!;
+        // Keep the load under 5/8: linear probing stays short.
+        if (this.size * 8 > this.capacity * 5) this.rehash();
         return id;
       }
-      const o = (e - 1) * w;
       let i = 0;
-      while (i < w && tuples[o + i] === t[i]) i++;
+      while (i < w && slots[o + 1 + i] === t[i]) i++;
       if (i === w) return e - 1;
     }
   }
@@ -147,23 +184,36 @@ export class TupleTable {
     return this.tuples[id * this.width + j]!;
   }
 
+  /** Copies tuple `id` into `out`. */
+  copy(id: number, out: Int32Array): void {
+    const w = this.width;
+    out.set(this.tuples.subarray(id * w, id * w + w));
+  }
+
   get bytes(): number {
     return this.tuples.byteLength + this.slots.byteLength;
   }
 
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2);
-    const mask = slots.length - 1;
+    const capacity = this.capacity * 2;
+    const stride = this.stride;
+    const slots = new Int32Array(capacity * stride);
+    const mask = capacity - 1;
     const w = this.width;
     for (let id = 0; id < this.size; id++) {
       let s = hashTuple(this.tuples, id * w, w) & mask;
-      while (slots[s] !== 0) s = (s + 1) & mask;
-      slots[s] = id + 1;
+      while (slots[s * stride] !== 0) s = (s + 1) & mask;
+      const o = s * stride;
+      slots[o] = id + 1;
+      for (let i = 0; i < w; i++) slots[o + 1 + i] = this.tuples[id * w + i]!;
     }
     this.slots = slots;
-    this.mask = mask;
+    this.capacity = capacity;
   }
 }
+
+const RECENT_MASK = (1 << 18) - 1;
+const RECENT_SHIFT = 32 - 18;
 
 function hashTuple(t: Int32Array, o: number, w: number): number {
   let h = 0x3c6ef372;

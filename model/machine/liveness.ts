@@ -91,64 +91,70 @@ export function liveness(
       continue;
     }
     const next = [pc + 1];
-    const k = pol === 'nop' ? 'nop' : op.kind;
-    switch (k) {
+    if (pol === 'nop') {
+      // Executed as NOP: reads and writes nothing, every lane goes on to pc+1.
+      succ.push(next);
+      continue;
+    }
+    // One exhaustive switch: a new op kind must be classified here before it compiles.
+    switch (op.kind) {
       case 'exit':
         succ.push(unconditional ? [] : next);
-        continue;
-      case 'bra': {
-        const o = op as Extract<Op, { kind: 'bra' }>;
-        succ.push([pc + 1, o.target]);
-        continue;
-      }
+        break;
+      case 'bra':
+        succ.push([pc + 1, op.target]);
+        break;
       case 'trap':
+      case 'bra-external':
+        // Participating lanes end the run; the others fall through.
         succ.push(next);
-        continue;
+        break;
       case 'brx':
-      case 'ret': {
-        useReg((op as Extract<Op, { kind: 'brx' | 'ret' }>).reg);
+      case 'ret':
+        // Targets come from a register (and the call stack): everything is live after.
+        useReg(op.reg);
         allOut[pc] = 1;
         succ.push([]);
-        continue;
-      }
+        break;
       case 'call':
       case 'stack-op':
         allOut[pc] = 1;
         succ.push([]);
-        continue;
-      default:
         break;
-    }
-    succ.push(next);
-    if (k === 'nop') continue;
-    switch (op.kind) {
       case 'warpsync':
         src(op.mask);
+        succ.push(next);
         break;
       case 'bmov-to-barrier':
         src(op.src);
+        succ.push(next);
         break;
       case 'mov':
         src(op.src);
         def(op.dst);
+        succ.push(next);
         break;
       case 's2r':
         def(op.dst);
+        succ.push(next);
         break;
       case 'arith':
         op.mul?.forEach(src);
         op.adds.forEach(src);
         def(op.dst);
+        succ.push(next);
         break;
       case 'lop3':
         op.srcs.forEach(src);
         def(op.dst);
+        succ.push(next);
         break;
       case 'shift':
         src(op.lo);
         src(op.amount);
         src(op.hi);
         def(op.dst);
+        succ.push(next);
         break;
       case 'isetp':
         src(op.a);
@@ -156,34 +162,51 @@ export function liveness(
         usePred(op.c);
         defPred(op.dst);
         defPred(op.dst2);
+        succ.push(next);
         break;
       case 'load':
         addr(op.addr);
         def(op.dst);
+        succ.push(next);
         break;
       case 'store':
         addr(op.addr);
         src(op.src);
+        succ.push(next);
         break;
       case 'atomic':
         addr(op.addr);
         src(op.a);
         src(op.b);
         def(op.dst);
+        succ.push(next);
         break;
       case 'vote':
         usePred(op.src);
         def(op.dst);
         defPred(op.pdst);
+        succ.push(next);
         break;
       case 'opaque':
         for (const r of op.regs) def(r);
         for (const p of op.preds) defPred({ index: p, negated: false });
+        succ.push(next);
         break;
-      default:
-        // nop, yield, call-external, barriers: read and write no lane value (BMOV from a barrier
-        // is written by no lane-level code either; `registerLayout` still gives its Rd a slot).
+      case 'nop':
+      case 'yield':
+      case 'call-external':
+      case 'bssy':
+      case 'bsync':
+      case 'break':
+      case 'bmov-from-barrier':
+        // Read and write no lane value (BMOV from a barrier is written by no lane-level code
+        // either; `registerLayout` still gives its Rd a slot).
+        succ.push(next);
         break;
+      default: {
+        const never: never = op;
+        throw new Error(`liveness: unclassified op ${JSON.stringify(never)}`);
+      }
     }
     // A register both read and written by one op is read first: uses win over kills below.
   }
