@@ -287,7 +287,7 @@ export function explore(
             c,
           );
         } else {
-          tuple.set(parentTuple);
+          for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           to = add(head, c, d + 1);

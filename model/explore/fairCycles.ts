@@ -49,29 +49,20 @@ export interface Lasso {
  * millions of states are the explorer's normal case.
  */
 export function findFairCycles(g: Graph): { count: number; lasso: Lasso | null } {
-  const { comp, count: nComps } = sccs(g);
-  const n = g.expanded;
-  // Counting sort of the states by component; each component's states stay ascending.
-  const start = new Int32Array(nComps + 1);
-  for (let i = 0; i < n; i++) start[comp[i]! + 1]!++;
-  for (let c = 0; c < nComps; c++) start[c + 1]! += start[c]!;
-  const order = new Int32Array(n);
-  const fill = start.slice(0, nComps);
-  for (let i = 0; i < n; i++) order[fill[comp[i]!]!++] = i;
   const scratch = new FairScratch(g.warps);
   let count = 0;
   let best = -1;
-  for (let c = 0; c < nComps; c++) {
-    const from = start[c]!;
-    const to = start[c + 1]!;
-    if (!hasInternalEdge(g, comp, order, from, to, c)) continue;
-    if (!isFair(g, comp, order, from, to, c, scratch)) continue;
+  // Each component is checked as Tarjan pops it, straight from the stack (no sorting by
+  // component); almost all are single states without a self-loop.
+  const comp = sccs(g, (comp, members, from, to, c) => {
+    if (!hasInternalEdge(g, comp, members, from, to, c)) return;
+    if (!isFair(g, comp, members, from, to, c, scratch)) return;
     count++;
-    if (best === -1 || order[from]! < order[start[best]!]!) best = c;
-  }
-  if (best === -1) return { count, lasso: null };
-  const list = Array.from(order.subarray(start[best]!, start[best + 1]!));
-  return { count, lasso: lassoOf(g, comp, list) };
+    let min = members[from]!;
+    for (let i = from + 1; i < to; i++) if (members[i]! < min) min = members[i]!;
+    if (best === -1 || min < best) best = min;
+  });
+  return { count, lasso: best === -1 ? null : lassoOf(g, comp, best) };
 }
 
 function hasInternalEdge(
@@ -163,10 +154,9 @@ function leavesOnUnknown(g: Graph, comp: Int32Array, s: number, c: number): bool
  * fairness obligation in turn — take the entity, or pass a state where it is disabled — then walk
  * back to the start.
  */
-function lassoOf(g: Graph, comp: Int32Array, list: readonly number[]): Lasso {
-  const c = comp[list[0]!]!;
+function lassoOf(g: Graph, comp: Int32Array, entry: number): Lasso {
+  const c = comp[entry]!;
   const K = g.warps;
-  const entry = list[0]!;
   const cycle: number[] = [];
   let at = entry;
   const visited: number[] = [entry];
@@ -301,8 +291,15 @@ function sourceOf(g: Graph, e: number): number {
   return lo;
 }
 
-/** Iterative Tarjan over expanded states; returns a component id per state and the count. */
-function sccs(g: Graph): { comp: Int32Array; count: number } {
+/**
+ * Iterative Tarjan over expanded states: a component id per state. `onComponent` sees each
+ * component as it is completed — its states are `members[from .. to-1]`, with `comp` already set
+ * for them (and for every component completed before).
+ */
+function sccs(
+  g: Graph,
+  onComponent: (comp: Int32Array, members: Int32Array, from: number, to: number, c: number) => void,
+): Int32Array {
   const n = g.expanded;
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
@@ -315,26 +312,28 @@ function sccs(g: Graph): { comp: Int32Array; count: number } {
   let cp = 0;
   let counter = 0;
   let comps = 0;
+  const edgeStart = g.edgeStart;
+  const edgeTo = g.edgeTo;
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
     callState[cp] = root;
-    callEdge[cp++] = g.edgeStart[root]!;
+    callEdge[cp++] = edgeStart[root]!;
     index[root] = low[root] = counter++;
     stack[sp++] = root;
     onStack[root] = 1;
     while (cp > 0) {
       const v = callState[cp - 1]!;
       const e = callEdge[cp - 1]!;
-      if (e < g.edgeStart[v + 1]!) {
+      if (e < edgeStart[v + 1]!) {
         callEdge[cp - 1] = e + 1;
-        const w = g.edgeTo[e]!;
+        const w = edgeTo[e]!;
         if (w < 0 || w >= n) continue;
         if (index[w] === -1) {
           index[w] = low[w] = counter++;
           stack[sp++] = w;
           onStack[w] = 1;
           callState[cp] = w;
-          callEdge[cp++] = g.edgeStart[w]!;
+          callEdge[cp++] = edgeStart[w]!;
         } else if (onStack[w] && index[w]! < low[v]!) low[v] = index[w]!;
         continue;
       }
@@ -344,15 +343,17 @@ function sccs(g: Graph): { comp: Int32Array; count: number } {
         if (low[v]! < low[u]!) low[u] = low[v]!;
       }
       if (low[v] === index[v]) {
+        const top = sp;
         let w: number;
         do {
           w = stack[--sp]!;
           onStack[w] = 0;
           comp[w] = comps;
         } while (w !== v);
+        onComponent(comp, stack, sp, top, comps);
         comps++;
       }
     }
   }
-  return { comp, count: comps };
+  return comp;
 }

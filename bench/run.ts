@@ -1,0 +1,239 @@
+/**
+ * `npm run bench`: exhaustive exploration of the spinlock (`scenarios/spinlock.sass`, seed 000
+ * Fig. 3) on `its` and `simt-stack`, W = 4, 8, 16, 32 lanes and K = 1, 2 warps, each row in its own
+ * process with a time and a state budget; then the dead-value reduction switched off for
+ * comparison, and micro-benchmarks of the inner loop. Prints a table and writes
+ * `bench/RESULTS.md` with the machine and the date.
+ *
+ *   npm run bench                      the full run (about 10 minutes), writes bench/RESULTS.md
+ *   npm run bench -- --quick           W = 4, 8 and 10 s budgets; prints only (add --write to write)
+ *   npm run bench -- --timeout 30      per-row time budget in seconds (default 60)
+ *   npm run bench -- --no-write        print only
+ */
+import { fork } from 'node:child_process';
+import { execSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { runMicro, type MicroResult } from './micro.ts';
+import type { RowResult, RowSpec } from './row.ts';
+
+interface Args {
+  readonly quick: boolean;
+  readonly write: boolean;
+  readonly timeoutS: number;
+  readonly maxStates: number;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const quick = argv.includes('--quick');
+  const at = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? Number(argv[i + 1]) : null;
+  };
+  return {
+    quick,
+    write: argv.includes('--write') || (!quick && !argv.includes('--no-write')),
+    timeoutS: at('--timeout') ?? (quick ? 10 : 60),
+    maxStates: at('--max-states') ?? 60_000_000,
+  };
+}
+
+const ROW = fileURLToPath(new URL('./row.ts', import.meta.url));
+const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+
+/** Runs one row in a child process (its own heap, its own peak RSS). */
+function runChild(spec: RowSpec): Promise<RowResult | { spec: RowSpec; error: string }> {
+  return new Promise((resolve) => {
+    const child = fork(ROW, [JSON.stringify(spec)], {
+      execArgv: ['--import', 'tsx', '--max-old-space-size=16384'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let err = '';
+    let done = false;
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    // The search stops itself at its budget; this only guards against a hung child.
+    const guard = setTimeout(() => child.kill('SIGKILL'), spec.timeoutMs + 300_000);
+    child.on('message', (m) => {
+      done = true;
+      clearTimeout(guard);
+      resolve(m as RowResult);
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(guard);
+      if (!done)
+        resolve({
+          spec,
+          error: `exited ${signal ?? code}: ${err.trim().split('\n').slice(-3).join(' ')}`,
+        });
+    });
+  });
+}
+
+const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+function rowCells(r: RowResult | { spec: RowSpec; error: string }): string[] {
+  const s = r.spec;
+  const head = [s.mechanism, String(s.warpSize), String(s.warps)];
+  if ('error' in r) return [...head, `error: ${r.error}`, '', '', '', '', '', ''];
+  return [
+    ...head,
+    r.verdict + (r.bound ? ` (${r.bound} budget)` : ''),
+    fmtInt(r.states),
+    fmtInt(r.transitions),
+    fmtInt(r.states / (r.timeMs / 1000)),
+    fmtMs(r.timeMs),
+    fmtMs(r.cpuMs),
+    `${fmtInt(r.peakRssMb)} MB`,
+  ];
+}
+
+const HEADER = [
+  'mechanism',
+  'W',
+  'K',
+  'verdict',
+  'states',
+  'transitions',
+  'states/s',
+  'time to verdict',
+  'CPU',
+  'peak RSS',
+];
+
+function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function plainTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i >= 1 && i !== 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ');
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+function machineInfo(): string[] {
+  const cpu =
+    readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ??
+    os.cpus()[0]?.model;
+  let nproc = String(os.availableParallelism());
+  try {
+    nproc = execSync('nproc').toString().trim();
+  } catch {
+    // os.availableParallelism() it is
+  }
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
+  return [
+    `- date: ${new Date().toISOString()}`,
+    `- machine: ${nproc} cores (\`nproc\`), CPU \`${cpu}\`, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}`,
+    `- Node ${process.version}, sources run through tsx (as \`bin/warpcheck.mjs\` does); one row per child process`,
+    `- load average when the run started: ${load} (the machine is shared; CPU time is steadier than wall time)`,
+  ];
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const info = machineInfo();
+  console.log(info.join('\n') + '\n');
+  const widths = args.quick ? [4, 8] : [4, 8, 16, 32];
+  const specs: RowSpec[] = [];
+  for (const mechanism of ['its', 'simt-stack'])
+    for (const warps of [1, 2])
+      for (const warpSize of widths)
+        specs.push({
+          mechanism,
+          warpSize,
+          warps,
+          maxStates: args.maxStates,
+          timeoutMs: args.timeoutS * 1000,
+        });
+  // The dead-value reduction switched off, on the rows where it matters.
+  const unreducedWidths = args.quick ? [4] : [4, 8, 16];
+  const unreduced: RowSpec[] = unreducedWidths.flatMap((warpSize) =>
+    [1, 2].map((warps) => ({
+      mechanism: 'its',
+      warpSize,
+      warps,
+      maxStates: args.maxStates,
+      timeoutMs: args.timeoutS * 1000,
+      reduce: { deadValues: false },
+    })),
+  );
+  const results: (RowResult | { spec: RowSpec; error: string })[] = [];
+  for (const spec of specs) {
+    const r = await runChild(spec);
+    results.push(r);
+    console.log(rowCells(r).join('  '));
+  }
+  console.log('\nwithout the dead-value reduction:');
+  const plain: (RowResult | { spec: RowSpec; error: string })[] = [];
+  for (const spec of unreduced) {
+    const r = await runChild(spec);
+    plain.push(r);
+    console.log(rowCells(r).join('  '));
+  }
+  console.log('\nmicro-benchmarks:');
+  const micro = runMicro(args.quick);
+  for (const m of micro) console.log(`${m.nsPerOp.toFixed(0).padStart(8)} ns/${m.unit}  ${m.name}`);
+  console.log('\n' + plainTable(HEADER, results.map(rowCells)));
+  if (args.write) {
+    writeFileSync(RESULTS, report(info, args, results, plain, micro));
+    console.log(`\nwrote ${RESULTS}`);
+  }
+}
+
+function report(
+  info: readonly string[],
+  args: Args,
+  results: readonly (RowResult | { spec: RowSpec; error: string })[],
+  plain: readonly (RowResult | { spec: RowSpec; error: string })[],
+  micro: readonly MicroResult[],
+): string {
+  const microRows = micro.map((m) => [m.name, `${m.nsPerOp.toFixed(0)} ns per ${m.unit}`]);
+  const notes = readNotes();
+  return [
+    '# Benchmark results',
+    '',
+    '`npm run bench` — exhaustive breadth-first exploration of `scenarios/spinlock.sass` (seed 000',
+    'Fig. 3: every lane takes a CAS spinlock, increments a counter, releases the lock) on `its` and',
+    '`simt-stack`, atomics in ascending lane order (the default), default mechanism options.',
+    `Budgets per row: ${args.timeoutS} s, ${fmtInt(args.maxStates)} states. Time to verdict`,
+    'includes the fair-cycle (livelock) analysis; states/s is states over that time.',
+    '',
+    ...info,
+    '',
+    '## Spinlock, default reductions (dead values)',
+    '',
+    markdownTable(HEADER, results.map(rowCells)),
+    '',
+    '## Spinlock on `its` without the dead-value reduction',
+    '',
+    markdownTable(HEADER, plain.map(rowCells)),
+    '',
+    '## Micro-benchmarks',
+    '',
+    'Best of three rounds; states sampled breadth-first from the spinlock.',
+    '',
+    markdownTable(['operation', 'cost'], microRows),
+    '',
+    notes,
+  ].join('\n');
+}
+
+/** The hand-written analysis kept below the generated tables (`bench/NOTES.md`). */
+function readNotes(): string {
+  try {
+    return readFileSync(fileURLToPath(new URL('./NOTES.md', import.meta.url)), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+await main();
