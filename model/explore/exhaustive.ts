@@ -321,12 +321,18 @@ export function explore(
     const cycle = cycles.lasso.cycle;
     // With a reduction the cycle returns to a state equal on every live value; unroll it until it
     // returns to the very same state, so that a replay sees an exact lasso.
+    const shortest = prefix.length;
     if (reduced) prefix = exactLassoPrefix(machine, prefix, cycle) ?? prefix;
+    const turns = (prefix.length - shortest) / cycle.length;
+    const lead =
+      turns === 0
+        ? 'the lasso is the shortest prefix to one'
+        : `the lasso is the shortest prefix to one, then ${turns === 1 ? 'one turn' : `${turns} turns`} of the cycle, after which it returns to the very same state`;
     findings.set('deadlock:livelock:', {
       verdict: 'deadlock',
       kind: 'livelock',
       property: null,
-      message: `a fair cycle of ${cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; the lasso is the shortest prefix to one)`,
+      message: `a fair cycle of ${cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
       schedule: [...prefix, ...cycle],
       loop: prefix.length,
     });

@@ -28,31 +28,49 @@ export class KeyWriter {
 
   /** The key so far as a string; the writer is reset for reuse. */
   finish(): string {
-    const codes: number[] = [];
     const b = this.buf;
+    let c = this.codes;
+    let j = 0;
     for (let i = 0; i < this.length; i++) {
+      // Room for the longest token: a tag, a float written out in full (< 32 chars), an end tag.
+      if (j + 40 > c.length) c = this.codes = growCodes(c);
       const n = b[i]!;
-      if (n >= 0 && n < 0xe000 && (n | 0) === n) codes.push(n);
-      else if (n >= 0 && n <= 0xffffffff && Math.floor(n) === n)
-        codes.push(0xe001, n >>> 16, n & 0xffff);
-      else if (n < 0 && n >= -0xe000 && (n | 0) === n) codes.push(0xe002, -n);
-      else {
-        codes.push(0xe003);
+      if (n >= 0 && n < 0xe000 && (n | 0) === n) c[j++] = n;
+      else if (n >= 0 && n <= 0xffffffff && Math.floor(n) === n) {
+        c[j++] = 0xe001;
+        c[j++] = n >>> 16;
+        c[j++] = n & 0xffff;
+      } else if (n < 0 && n >= -0xe000 && (n | 0) === n) {
+        c[j++] = 0xe002;
+        c[j++] = -n;
+      } else {
+        c[j++] = 0xe003;
         const s = String(n);
-        for (let j = 0; j < s.length; j++) codes.push(s.charCodeAt(j));
-        codes.push(0xe004);
+        for (let k = 0; k < s.length; k++) c[j++] = s.charCodeAt(k);
+        c[j++] = 0xe004;
       }
     }
     this.length = 0;
     let s = '';
-    for (let i = 0; i < codes.length; i += 8192)
-      s += String.fromCharCode.apply(null, codes.slice(i, i + 8192));
+    for (let i = 0; i < j; i += 8192)
+      s += String.fromCharCode.apply(
+        null,
+        c.subarray(i, Math.min(j, i + 8192)) as unknown as number[],
+      );
     return s;
   }
+
+  private codes: Uint16Array = new Uint16Array(1024);
 
   private grow(): void {
     const next = new Float64Array(this.buf.length * 2);
     next.set(this.buf);
     this.buf = next;
   }
+}
+
+function growCodes(c: Uint16Array): Uint16Array {
+  const next = new Uint16Array(c.length * 2);
+  next.set(c);
+  return next;
 }
