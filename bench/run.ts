@@ -9,6 +9,8 @@
  *   npm run bench -- --quick           W = 4, 8 and 10 s budgets; prints only (add --write to write)
  *   npm run bench -- --timeout 30      per-row time budget in seconds (default 60)
  *   npm run bench -- --no-write        print only
+ *   npm run bench -- --render          rewrite bench/RESULTS.md from bench/results.json (no run),
+ *                                      e.g. after editing the analysis in bench/NOTES.md
  */
 import { fork } from 'node:child_process';
 import { execSync } from 'node:child_process';
@@ -41,6 +43,18 @@ function parseArgs(argv: readonly string[]): Args {
 
 const ROW = fileURLToPath(new URL('./row.ts', import.meta.url));
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+const RAW = fileURLToPath(new URL('./results.json', import.meta.url));
+
+type Outcome = RowResult | { spec: RowSpec; error: string };
+
+/** Everything a report is made of, kept as JSON so that it can be re-rendered. */
+interface Raw {
+  readonly info: readonly string[];
+  readonly args: Args;
+  readonly results: readonly Outcome[];
+  readonly plain: readonly Outcome[];
+  readonly micro: readonly MicroResult[];
+}
 
 /** Runs one row in a child process (its own heap, its own peak RSS). */
 function runChild(spec: RowSpec): Promise<RowResult | { spec: RowSpec; error: string }> {
@@ -139,6 +153,12 @@ function machineInfo(): string[] {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--render')) {
+    const raw = JSON.parse(readFileSync(RAW, 'utf8')) as Raw;
+    await writeFormatted(RESULTS, report(raw));
+    console.log(`wrote ${RESULTS} from ${RAW}`);
+    return;
+  }
   const args = parseArgs(process.argv.slice(2));
   const info = machineInfo();
   console.log(info.join('\n') + '\n');
@@ -184,18 +204,14 @@ async function main(): Promise<void> {
   for (const m of micro) console.log(`${m.nsPerOp.toFixed(0).padStart(8)} ns/${m.unit}  ${m.name}`);
   console.log('\n' + plainTable(HEADER, results.map(rowCells)));
   if (args.write) {
-    writeFileSync(RESULTS, report(info, args, results, plain, micro));
-    console.log(`\nwrote ${RESULTS}`);
+    const raw: Raw = { info, args, results, plain, micro };
+    await writeFormatted(RAW, JSON.stringify(raw));
+    await writeFormatted(RESULTS, report(raw));
+    console.log(`\nwrote ${RESULTS} and ${RAW}`);
   }
 }
 
-function report(
-  info: readonly string[],
-  args: Args,
-  results: readonly (RowResult | { spec: RowSpec; error: string })[],
-  plain: readonly (RowResult | { spec: RowSpec; error: string })[],
-  micro: readonly MicroResult[],
-): string {
+function report({ info, args, results, plain, micro }: Raw): string {
   const microRows = micro.map((m) => [m.name, `${m.nsPerOp.toFixed(0)} ns per ${m.unit}`]);
   const notes = readNotes();
   return [
@@ -204,8 +220,9 @@ function report(
     '`npm run bench` — exhaustive breadth-first exploration of `scenarios/spinlock.sass` (seed 000',
     'Fig. 3: every lane takes a CAS spinlock, increments a counter, releases the lock) on `its` and',
     '`simt-stack`, atomics in ascending lane order (the default), default mechanism options.',
-    `Budgets per row: ${args.timeoutS} s, ${fmtInt(args.maxStates)} states. Time to verdict`,
-    'includes the fair-cycle (livelock) analysis; states/s is states over that time.',
+    `Budgets per row: ${args.timeoutS} s and ${fmtInt(args.maxStates)} states. Time to verdict is`,
+    'wall time including the fair-cycle (livelock) analysis; states/s is states over that time;',
+    "CPU is the child process's user + system time over the same span (GC threads included).",
     '',
     ...info,
     '',
@@ -225,6 +242,13 @@ function report(
     '',
     notes,
   ].join('\n');
+}
+
+/** Writes a file as the repository's prettier config formats it (CI checks formatting). */
+async function writeFormatted(file: string, text: string): Promise<void> {
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
 }
 
 /** The hand-written analysis kept below the generated tables (`bench/NOTES.md`). */
