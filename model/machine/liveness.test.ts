@@ -1,0 +1,95 @@
+/**
+ * Per-lane liveness (`liveness.ts`), on listings whose live sets are derived by hand from the
+ * definition: live_in = uses ∪ (live_out − definite writes); live_out = ∪ live_in of the static
+ * successors, or everything after an instruction whose successors are not known statically.
+ */
+import { describe, expect, it } from 'vitest';
+import { registerLayout } from '../lanes/laneData.ts';
+import type { Policy } from '../mechanisms/mechanism.ts';
+import { load } from '../testing/run.ts';
+import { liveness } from './liveness.ts';
+
+/** Live registers (as `R<n>` names) and predicates (`P<n>`) at every PC. */
+function liveSets(text: string, policy: Policy = 'native'): string[][] {
+  const { ops } = load(text);
+  const layout = registerLayout(ops);
+  const names: string[] = [];
+  for (let r = 0; r < 255; r++) if (layout.slot[r]! >= 0) names[layout.slot[r]!] = `R${r}`;
+  const lv = liveness(ops, layout, (op) => (op.kind === 'bssy' ? policy : 'native'));
+  return ops.map((_, pc) => {
+    const out: string[] = [];
+    for (let s = 0; s < layout.count; s++)
+      if ((lv.regs[pc * lv.words + (s >>> 5)]! >>> (s & 31)) & 1) out.push(names[s]!);
+    for (let p = 0; p < 7; p++) if ((lv.preds[pc]! >> p) & 1) out.push(`P${p}`);
+    return out;
+  });
+}
+
+describe('liveness', () => {
+  it('the spinlock: the CAS result is live only until the test, the ticket R5 never', () => {
+    const text = [
+      'MOV R2, 0x100', // 0: {}
+      'MOV R3, 0x1', // 1: {R2}
+      'acquire:',
+      'ATOMS.CAS R0, [R2], RZ, R3', // 2: {R2, R3} — R0 is written here before any read
+      'ISETP.NE.AND P0, PT, R0, RZ, PT', // 3: {R0, R2, R3}
+      '@P0 BRA acquire', // 4: {R2, R3, P0}
+      'MOV R4, 0x200', // 5: {R2, R3}
+      'ATOMS.ADD R5, [R4], R3', // 6: {R2, R3, R4}
+      'ATOMS.EXCH RZ, [R2], RZ', // 7: {R2}
+      'EXIT', // 8: {}
+    ].join('\n');
+    expect(liveSets(text)).toEqual([
+      [],
+      ['R2'],
+      ['R2', 'R3'],
+      ['R0', 'R2', 'R3'],
+      ['R2', 'R3', 'P0'],
+      ['R2', 'R3'],
+      ['R2', 'R3', 'R4'],
+      ['R2'],
+      [],
+    ]);
+  });
+
+  it('a guarded write does not kill (lanes that skip it keep the old value); an unguarded one does', () => {
+    const guarded = ['MOV R1, 0x1', '@P0 MOV R1, 0x2', 'STS [RZ+0x100], R1', 'EXIT'].join('\n');
+    expect(liveSets(guarded)).toEqual([['P0'], ['R1', 'P0'], ['R1'], []]);
+    const plain = ['MOV R1, 0x1', 'MOV R1, 0x2', 'STS [RZ+0x100], R1', 'EXIT'].join('\n');
+    expect(liveSets(plain)).toEqual([[], [], ['R1'], []]);
+  });
+
+  it('a guarded EXIT falls through; the ISETP combining predicate and both outputs count', () => {
+    const text = [
+      'ISETP.EQ.OR P1, P2, R1, R2, P3', // 0: reads R1, R2, P3; writes P1, P2
+      '@P1 EXIT', // 1: reads P1; the others go on
+      'VOTE.ANY R3, P4, P2', // 2: reads P2; writes R3, P4
+      'STS [R3+0x100], RZ', // 3: reads R3
+      'EXIT',
+    ].join('\n');
+    expect(liveSets(text)).toEqual([['R1', 'R2', 'P3'], ['P1', 'P2'], ['P2'], ['R3'], []]);
+  });
+
+  it('everything is live before CALL, RET and BRX (their successors are not static)', () => {
+    const text = [
+      'MOV R1, 0x1', // 0: R1 is written here, so only R20, P0 stay
+      '@P0 CALL.REL.NOINC f', // 1: everything
+      'EXIT', // 2
+      'f:',
+      'MOV R5, 0x1', // 3: R5 written, then RET: everything but R5
+      'RET.REL.NODEC R20 0x0', // 4: everything
+    ].join('\n');
+    const all = ['R1', 'R5', 'R20', 'P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6'];
+    const sets = liveSets(text);
+    expect(sets[1]).toEqual(all);
+    expect(sets[4]).toEqual(all);
+    expect(sets[3]).toEqual(all.filter((x) => x !== 'R5'));
+    expect(sets[0]).toEqual(all.filter((x) => x !== 'R1'));
+  });
+
+  it('a foreign instruction under policy nop reads nothing; under reject everything is live', () => {
+    const text = ['MOV R1, 0x1', 'BSSY B0, L', 'L:', 'STS [RZ+0x100], R1', 'EXIT'].join('\n');
+    expect(liveSets(text, 'nop')[1]).toEqual(['R1']);
+    expect(liveSets(text, 'reject')[1]).toEqual(['R1', 'P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6']);
+  });
+});
