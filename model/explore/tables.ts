@@ -195,17 +195,22 @@ export class TupleTable {
   }
 
   private rehash(): void {
-    const capacity = this.capacity * 2;
+    // Walk the old slots in order: an entry's new home is its old one or that plus the old
+    // capacity, so the writes go to two ascending streams instead of random places.
+    const old = this.slots;
+    const oldCapacity = this.capacity;
+    const capacity = oldCapacity * 2;
     const stride = this.stride;
     const slots = new Int32Array(capacity * stride);
     const mask = capacity - 1;
     const w = this.width;
-    for (let id = 0; id < this.size; id++) {
-      let s = hashTuple(this.tuples, id * w, w) & mask;
+    for (let from = 0; from < oldCapacity; from++) {
+      const o = from * stride;
+      if (old[o] === 0) continue;
+      let s = hashTuple(old, o + 1, w) & mask;
       while (slots[s * stride] !== 0) s = (s + 1) & mask;
-      const o = s * stride;
-      slots[o] = id + 1;
-      for (let i = 0; i < w; i++) slots[o + 1 + i] = this.tuples[id * w + i]!;
+      const n = s * stride;
+      for (let i = 0; i < stride; i++) slots[n + i] = old[o + i]!;
     }
     this.slots = slots;
     this.capacity = capacity;
