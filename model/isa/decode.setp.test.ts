@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeInstruction } from './decode.ts';
 import { parseSass } from './parseSass.ts';
+import { readWord } from '../lanes/index.ts';
+import { lanesFor, runStraight, laneRegs } from '../testing/run.ts';
 
 const op = (text: string) => {
   const r = parseSass(text);
@@ -34,10 +36,7 @@ describe('PLOP3 source predicates are marked as written', () => {
   });
 });
 
-import { readWord, UNKNOWN } from '/work/main/model/lanes/index.ts';
-import { lanesFor, runStraight, laneRegs } from '/work/main/model/testing/run.ts';
-
-describe('BUG consequence: a 64-bit null check makes the pointer unknown and havocs memory', () => {
+describe('consequence: a 64-bit null check makes the pointer unknown and havocs memory', () => {
   it('the store through [R4.64] writes 0x100 only; 0x200 keeps its value', () => {
     const l = lanesFor(
       [
