@@ -69,7 +69,7 @@ function program(io: Io, status: { code: number }): Command {
       '--max-states <N>',
       'state budget per mechanism',
       positiveInt('--max-states'),
-      2_000_000,
+      20_000_000,
     )
     .option(
       '--max-depth <N>',
