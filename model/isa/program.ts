@@ -128,8 +128,7 @@ export interface Diagnostic extends SourcePos {
 
 /** Results, not exceptions, across layers (DESIGN.md). */
 export type Result<T, E = readonly Diagnostic[]> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: E };
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
 
 export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
