@@ -40,9 +40,11 @@ export function evalDataOp(
       // The mask each participating lane names (SEMANTICS §2); null when they disagree.
       let named: number | null = null;
       let agree = true;
+      const masks = new Array<number>(ctx.warpSize).fill(0);
       for (let m = sure; m !== 0; m &= m - 1) {
         const l = 31 - Math.clz32(m & -m);
         const v = op.mask === null ? ctx.full : srcValue(ctx, d, l, op.mask);
+        masks[l] = v;
         if (named === null) named = v;
         else if (named !== v) agree = false;
       }
@@ -51,15 +53,27 @@ export function evalDataOp(
           kind: 'warpsync',
           mask: sure,
           named: agree ? (named ?? ctx.full) : null,
+          masks,
         }),
       ];
+    }
+    case 'bmov-to-barrier': {
+      // BMOV Bx, Rs: the value every participating lane holds (SEMANTICS §2: they must agree).
+      let value: number | null = null;
+      let first = true;
+      for (let m = sure; m !== 0; m &= m - 1) {
+        const v = srcValue(ctx, d, 31 - Math.clz32(m & -m), op.src);
+        if (first) value = v;
+        else if (value !== v) value = null;
+        first = false;
+      }
+      return [done(d, mem, pc, active, { kind: 'barrier', mask: sure, value })];
     }
     case 'bssy':
     case 'bsync':
     case 'break':
     case 'bmov-from-barrier':
-    case 'bmov-to-barrier':
-      return [done(d, mem, pc, active, { kind: 'barrier', mask: sure })];
+      return [done(d, mem, pc, active, { kind: 'barrier', mask: sure, value: null })];
     case 'mov':
     case 's2r':
     case 'arith':

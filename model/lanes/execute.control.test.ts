@@ -314,16 +314,19 @@ describe('events of the non-branching control instructions', () => {
       kind: 'warpsync',
       mask: 0b0101,
       named: 0b0101,
+      masks: [0b0101, 0, 0b0101, 0],
     });
     expect(execOne(l, 1, d, m, 0b0011).outcome.event).toEqual({
       kind: 'warpsync',
       mask: 0b0011,
       named: 0b0011,
+      masks: [0b0011, 0b0011, 0, 0],
     });
     expect(execOne(l, 2, d, m, 0b1111).outcome.event).toEqual({
       kind: 'warpsync',
       mask: 0b1111,
       named: 0b1111,
+      masks: [0b1111, 0b1111, 0b1111, 0b1111],
     });
     expect(execOne(l, 3, d, m, 0b1111).outcome).toEqual({
       groups: [{ pc: 4, mask: 0b1111 }],
@@ -338,6 +341,7 @@ describe('events of the non-branching control instructions', () => {
       kind: 'warpsync',
       mask: 0b11,
       named: null,
+      masks: [0x3, 0x2],
     });
   });
 });

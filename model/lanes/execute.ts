@@ -30,11 +30,22 @@ export type Event =
   | { readonly kind: 'call'; readonly mask: number; readonly returnPc: number }
   /** RET: `mask` lanes left their function. */
   | { readonly kind: 'ret'; readonly mask: number }
-  /** WARPSYNC by `mask` participating lanes naming `named` (null when lanes disagree). */
-  | { readonly kind: 'warpsync'; readonly mask: number; readonly named: number | null }
+  /**
+   * WARPSYNC by `mask` participating lanes naming `named` (null when lanes disagree); `masks[l]`
+   * is the mask lane l names (0 for lanes that do not participate; UNKNOWN when unknown).
+   */
+  | {
+      readonly kind: 'warpsync';
+      readonly mask: number;
+      readonly named: number | null;
+      readonly masks: readonly number[];
+    }
   | { readonly kind: 'yield' }
-  /** A convergence-barrier or stack instruction for a mechanism that gives it meaning. */
-  | { readonly kind: 'barrier'; readonly mask: number };
+  /**
+   * A convergence-barrier instruction for a mechanism that gives it meaning: `mask` participating
+   * lanes; for BMOV Bx, Rs the value they hold (null when they disagree, UNKNOWN when unknown).
+   */
+  | { readonly kind: 'barrier'; readonly mask: number; readonly value: number | null };
 
 /** One possible result of an instruction (several when unknown values or atomic order branch). */
 export type ExecResult =

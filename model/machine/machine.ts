@@ -199,7 +199,17 @@ export function createMachine(spec: MachineSpec): Machine {
         );
         continue;
       }
-      const results = execute(ctx, opAt[pc]!, pc, w, warp.data, mem, issue.mask);
+      let op = opAt[pc]!;
+      // BMOV Rd, Bx reads the mechanism's barrier register (seed 000 §V-E): a move of its value.
+      if (op.kind === 'bmov-from-barrier' && mech.barrierValue && policyAt[pc] === 'native')
+        op = {
+          kind: 'mov',
+          dst: op.dst,
+          src: { kind: 'imm', value: mech.barrierValue(warp.mech, op.barrier) },
+          guard: op.guard,
+          pred2: null,
+        };
+      const results = execute(ctx, op, pc, w, warp.data, mem, issue.mask);
       const alternatives = results.length > 1;
       for (let j = 0; j < results.length; j++) {
         const r = results[j]!;

@@ -11,7 +11,15 @@ export type {
 } from './mechanism.ts';
 export { VIRTUAL_EXIT } from './mechanism.ts';
 export { MECHANISMS, findMechanism, resolveOptions } from './registry.ts';
-export { createIts, itsFactory, type ItsState } from './its.ts';
+export {
+  createIts,
+  itsFactory,
+  type ItsState,
+  type ItsOptions,
+  READY,
+  AT_WARPSYNC,
+} from './its.ts';
+export { createHanoi, hanoiFactory, type HanoiState, type HanoiOptions } from './hanoi.ts';
 export {
   createSimtStack,
   simtStackFactory,

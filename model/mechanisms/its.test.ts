@@ -84,7 +84,7 @@ describe('its: grouping=single', () => {
 });
 
 describe('its: foreign instructions', () => {
-  it('a listing with BSSY/BSYNC is unsupported (convergence barriers are not modelled yet)', () => {
+  it('with barriers=reject (as a pre-Volta mechanism treats them), BSSY/BSYNC are unsupported', () => {
     const text = [
       '// @warpcheck warp-size=2',
       'BSSY B0, join',
@@ -93,7 +93,11 @@ describe('its: foreign instructions', () => {
       'join:',
       'EXIT',
     ].join('\n');
-    expect(runListing(text, 'its').result.verdict).toBe('unsupported');
+    expect(runListing(text, 'its', { options: { barriers: 'reject' } }).result.verdict).toBe(
+      'unsupported',
+    );
+    // Natively (the default), the BSSY region reconverges and the warp exits.
+    expect(runListing(text, 'its').result.verdict).toBe('terminates');
   });
 
   it('a Fermi stack instruction is unsupported', () => {

@@ -1,5 +1,4 @@
 import type { Op } from '../isa/op.ts';
-import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Outcome } from '../lanes/execute.ts';
 import type { KeyWriter } from '../machine/key.ts';
 import type {
@@ -14,44 +13,137 @@ import type {
 
 /**
  * `its` — independent thread scheduling, the per-thread reference (SEMANTICS §3.1, seed 000 §IV):
- * every lane has its own PC; any lanes at one PC may run together.
+ * every lane has its own PC; any lanes at one PC may run together; lanes wait only at BSYNC and
+ * WARPSYNC (seed 000 §V-E/F).
  *
- * State: `pcs[lane]`, or -1 once the lane exited. Invariant: every live lane has exactly one PC.
- * Convergence-barrier instructions (BSSY, BSYNC, BREAK, BMOV, WARPSYNC) get their meaning with
- * the Turing issue; until then a program that uses them is `unsupported` here.
+ * State per lane: `pcs[l]` (-1 once exited) and `wait[l]`: READY, a barrier register x (waiting
+ * at a BSYNC on Bx), or WARPSYNC (waiting with the mask `named[l]`); and the warp's B registers.
+ * Invariants: a lane has a PC exactly when it has not exited; a waiting lane's PC is the BSYNC or
+ * WARPSYNC it waits at; `named[l]` is 0 unless the lane waits at a WARPSYNC.
  */
 export interface ItsState {
   readonly pcs: readonly number[];
+  readonly wait: readonly number[];
+  readonly named: readonly number[];
+  readonly b: readonly number[];
 }
+
+export const READY = -1;
+export const AT_WARPSYNC = 64;
+const B_REGISTERS = 16;
 
 export type ItsGrouping = 'maximal' | 'single';
 
-export function createIts(ctx: MechanismContext, grouping: ItsGrouping): Mechanism<ItsState> {
+export interface ItsOptions {
+  readonly grouping: ItsGrouping;
+  /** BSSY assigns Bx (default, SEMANTICS §2) or ORs the active mask into it. */
+  readonly bssy: 'assign' | 'or';
+  /** WARPSYNC naming an exited lane: accepted (default) or undefined behaviour (strict). */
+  readonly warpsyncExited: 'accept' | 'strict';
+  /** How barrier instructions are treated: natively (default), or as the compared mechanism does. */
+  readonly barriers: 'native' | 'nop' | 'reject';
+}
+
+const lowest = (m: number) => 31 - Math.clz32(m & -m);
+
+/** Releases every barrier and WARPSYNC whose condition holds (SEMANTICS §3.1), repeatedly. */
+function release(
+  pcs: number[],
+  wait: number[],
+  named: number[],
+  b: readonly number[],
+  exited: number,
+): string | null {
+  for (let changed = true; changed;) {
+    changed = false;
+    // BSYNC Bx: every non-exited lane of Bx waits at a BSYNC on x → all waiting on x go on.
+    for (let x = 0; x < B_REGISTERS; x++) {
+      let waiting = 0;
+      for (let l = 0; l < wait.length; l++) if (wait[l] === x) waiting |= 1 << l;
+      if (waiting === 0) continue;
+      const members = (b[x]! & ~exited) >>> 0;
+      if ((members & ~waiting) >>> 0 !== 0) continue;
+      for (let m = waiting >>> 0; m !== 0; m &= m - 1) {
+        const l = lowest(m);
+        wait[l] = READY;
+        pcs[l] = pcs[l]! + 1;
+      }
+      changed = true;
+    }
+    // WARPSYNC m: every non-exited lane named in m waits at a WARPSYNC with the same m.
+    for (let l = 0; l < wait.length; l++) {
+      if (wait[l] !== AT_WARPSYNC) continue;
+      const m = named[l]!;
+      let ok = true;
+      for (let k = 0; k < wait.length; k++) {
+        if (!((m >>> k) & 1) || (exited >>> k) & 1) continue;
+        if (wait[k] !== AT_WARPSYNC) {
+          ok = false;
+          continue;
+        }
+        if (named[k] !== m) {
+          // Two lanes that name each other, waiting with different masks (SEMANTICS §2).
+          if ((named[k]! >>> l) & 1)
+            return `lanes ${l} and ${k} wait at WARPSYNC naming each other with different masks`;
+          ok = false;
+        }
+      }
+      if (!ok) continue;
+      for (let k = 0; k < wait.length; k++)
+        if ((m >>> k) & 1 && wait[k] === AT_WARPSYNC && named[k] === m) {
+          wait[k] = READY;
+          named[k] = 0;
+          pcs[k] = pcs[k]! + 1;
+        }
+      changed = true;
+    }
+  }
+  return null;
+}
+
+export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsState> {
   const w = ctx.warpSize;
+  const barrier = (op: Op) =>
+    op.kind === 'bssy' ||
+    op.kind === 'bsync' ||
+    op.kind === 'break' ||
+    op.kind === 'bmov-from-barrier' ||
+    op.kind === 'bmov-to-barrier' ||
+    op.kind === 'warpsync';
+  const stop = (
+    verdict: 'undefined-behavior' | 'unsupported' | 'resource-exhausted',
+    message: string,
+  ): Advance<ItsState> => ({ kind: 'stop', verdict, message });
   return {
     id: 'its',
     laneFairness: true,
     policy(op: Op): Policy {
-      if (BARRIER_KINDS.has(op.kind) || op.kind === 'stack-op') return 'reject';
+      if (op.kind === 'stack-op') return 'reject';
+      if (barrier(op)) return o.barriers;
       return 'native';
     },
-    init: () => ({ pcs: new Array<number>(w).fill(ctx.entry) }),
+    init: () => ({
+      pcs: new Array<number>(w).fill(ctx.entry),
+      wait: new Array<number>(w).fill(READY),
+      named: new Array<number>(w).fill(0),
+      b: new Array<number>(B_REGISTERS).fill(0),
+    }),
     candidates(s) {
       // SEMANTICS §3.1 (a decision): issue all ready lanes at one PC together (maximal groups);
       // `single` issues one lane at a time. Ordered by PC, then lane, so choices are stable.
       const out: { pc: number; mask: number }[] = [];
       const pcs = s.pcs;
-      if (grouping === 'single') {
-        pcs.forEach((pc, l) => {
-          if (pc >= 0) out.push({ pc, mask: (1 << l) >>> 0 });
-        });
+      const wait = s.wait;
+      if (o.grouping === 'single') {
+        for (let l = 0; l < pcs.length; l++)
+          if (pcs[l]! >= 0 && wait[l] === READY) out.push({ pc: pcs[l]!, mask: (1 << l) >>> 0 });
         return out.sort((a, b) => a.pc - b.pc);
       }
       // The explorer's innermost loop: group lanes by PC without a Map, then insertion-sort the
       // (few) groups by PC.
       for (let l = 0; l < pcs.length; l++) {
         const pc = pcs[l]!;
-        if (pc < 0) continue;
+        if (pc < 0 || wait[l] !== READY) continue;
         let i = 0;
         while (i < out.length && out[i]!.pc !== pc) i++;
         if (i < out.length) out[i]!.mask = (out[i]!.mask | (1 << l)) >>> 0;
@@ -66,34 +158,153 @@ export function createIts(ctx: MechanismContext, grouping: ItsGrouping): Mechani
       }
       return out;
     },
-    advance(s, _issue, outcome: Outcome): Advance<ItsState> {
+    barrierValue: (s, x) => s.b[x] ?? 0,
+    advance(s, issue, outcome: Outcome, exited: number): Advance<ItsState> {
       const pcs = s.pcs.slice();
       const groups = outcome.groups;
       for (let i = 0; i < groups.length; i++) {
         const g = groups[i]!;
-        for (let m = g.mask; m !== 0; m &= m - 1) pcs[31 - Math.clz32(m & -m)] = g.pc;
+        for (let m = g.mask; m !== 0; m &= m - 1) pcs[lowest(m)] = g.pc;
       }
-      for (let m = outcome.exited; m !== 0; m &= m - 1) pcs[31 - Math.clz32(m & -m)] = -1;
-      return { kind: 'ok', state: { pcs } };
+      for (let m = outcome.exited; m !== 0; m &= m - 1) pcs[lowest(m)] = -1;
+      const op = ctx.ops[issue.pc]!;
+      const ev = outcome.event;
+      if (o.barriers !== 'native' || (ev.kind !== 'barrier' && ev.kind !== 'warpsync')) {
+        if (outcome.exited === 0) return { kind: 'ok', state: { ...s, pcs } };
+        // An exit may complete a barrier the others wait at (SEMANTICS §3.1).
+        const wait = s.wait.slice();
+        const named = s.named.slice();
+        const ub = release(pcs, wait, named, s.b, exited);
+        if (ub) return stop('undefined-behavior', ub);
+        return { kind: 'ok', state: { pcs, wait, named, b: s.b } };
+      }
+      const wait = s.wait.slice();
+      const named = s.named.slice();
+      let b = s.b;
+      const part = ev.mask;
+      switch (op.kind) {
+        case 'bssy': {
+          if (op.barrier >= B_REGISTERS)
+            return stop('unsupported', `BSSY B${op.barrier}: only B0..B15 exist`);
+          b = b.slice();
+          // SEMANTICS §2: Bx := the active mask (a decision); option: OR it in.
+          (b as number[])[op.barrier] = o.bssy === 'or' ? (b[op.barrier]! | part) >>> 0 : part;
+          break;
+        }
+        case 'bsync':
+          // Lanes in Bx wait at this BSYNC; lanes not in Bx pass (SEMANTICS §2, a decision).
+          for (let m = part & b[op.barrier]!; m !== 0; m &= m - 1) {
+            const l = lowest(m);
+            wait[l] = op.barrier;
+            pcs[l] = issue.pc;
+          }
+          break;
+        case 'break':
+          b = b.slice();
+          (b as number[])[op.barrier] = (b[op.barrier]! & ~part) >>> 0;
+          break;
+        case 'bmov-from-barrier':
+          if (op.clear) {
+            b = b.slice();
+            (b as number[])[op.barrier] = 0;
+          }
+          break;
+        case 'bmov-to-barrier': {
+          if (ev.kind !== 'barrier' || ev.value === null)
+            return stop(
+              'undefined-behavior',
+              `BMOV B${op.barrier} at pc ${issue.pc}: the active lanes hold different values (SEMANTICS §2)`,
+            );
+          if (ev.value === -1)
+            return stop(
+              'unsupported',
+              `BMOV B${op.barrier} at pc ${issue.pc}: the value is unknown`,
+            );
+          b = b.slice();
+          (b as number[])[op.barrier] = (ev.value & ~exited) >>> 0;
+          break;
+        }
+        case 'warpsync': {
+          if (ev.kind !== 'warpsync') break;
+          for (let m = part; m !== 0; m &= m - 1) {
+            const l = lowest(m);
+            const mask = ev.masks[l]!;
+            if (mask === -1)
+              return stop(
+                'unsupported',
+                `WARPSYNC at pc ${issue.pc}: lane ${l} names an unknown mask`,
+              );
+            if (!((mask >>> l) & 1))
+              return stop(
+                'undefined-behavior',
+                `WARPSYNC at pc ${issue.pc}: lane ${l} is not named in its own mask 0x${(mask >>> 0).toString(16)} (SEMANTICS §2)`,
+              );
+            if (o.warpsyncExited === 'strict' && (mask & exited) !== 0)
+              return stop(
+                'undefined-behavior',
+                `WARPSYNC at pc ${issue.pc}: the mask names exited lanes 0x${((mask & exited) >>> 0).toString(16)} (strict mode)`,
+              );
+            wait[l] = AT_WARPSYNC;
+            named[l] = mask >>> 0;
+            pcs[l] = issue.pc;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+      const ub = release(pcs, wait, named, b, exited);
+      if (ub) return stop('undefined-behavior', ub);
+      return { kind: 'ok', state: { pcs, wait, named, b } };
     },
     ready(s) {
       let m = 0;
-      for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0) m |= 1 << l;
+      for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0 && s.wait[l] === READY) m |= 1 << l;
       return m >>> 0;
     },
     key(s, out: KeyWriter) {
-      const pcs = s.pcs;
-      for (let l = 0; l < pcs.length; l++) out.push(pcs[l]!);
+      const { pcs, wait, named, b } = s;
+      for (let l = 0; l < pcs.length; l++) {
+        out.push(pcs[l]! + 1);
+        out.push(wait[l]! + 1);
+        out.push(named[l]!);
+      }
+      for (let x = 0; x < b.length; x++) out.push(b[x]!);
     },
     lanePcs(s, visit) {
+      // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.
       const pcs = s.pcs;
       for (let l = 0; l < pcs.length; l++) if (pcs[l]! >= 0) visit(pcs[l]!, 1 << l);
     },
     view(s, fmt: Formatter): StateView {
-      const rows = s.pcs.map((pc, l) => [String(l), pc < 0 ? 'exited' : fmt.pc(pc)]);
+      const status = (l: number) =>
+        s.pcs[l]! < 0
+          ? 'exited'
+          : s.wait[l] === READY
+            ? 'ready'
+            : s.wait[l] === AT_WARPSYNC
+              ? `WARPSYNC ${fmt.mask(s.named[l]!)}`
+              : `BSYNC B${s.wait[l]}`;
+      const rows = s.pcs.map((pc, l) => [String(l), pc < 0 ? '-' : fmt.pc(pc), status(l)]);
+      const bRows = s.b.flatMap((m, x) => (m !== 0 ? [[`B${x}`, fmt.mask(m)]] : []));
       return {
-        tables: [{ title: 'per-lane PC', columns: ['lane', 'pc'], rows }],
-        data: { pcs: s.pcs.map((pc) => (pc < 0 ? null : fmt.pc(pc))) },
+        tables: [
+          { title: 'lanes', columns: ['lane', 'pc', 'status'], rows },
+          ...(bRows.length
+            ? [{ title: 'B registers (non-empty)', columns: ['Bx', 'mask'], rows: bRows }]
+            : []),
+        ],
+        data: {
+          pcs: s.pcs.map((pc) => (pc < 0 ? null : fmt.pc(pc))),
+          ...(s.wait.some((x) => x !== READY)
+            ? {
+                waiting: s.pcs.map((_, l) =>
+                  s.wait[l] === READY || s.pcs[l]! < 0 ? null : status(l),
+                ),
+              }
+            : {}),
+          ...(bRows.length ? { b: Object.fromEntries(bRows.map(([x, m]) => [x!, m!])) } : {}),
+        },
       };
     },
   };
@@ -101,8 +312,9 @@ export function createIts(ctx: MechanismContext, grouping: ItsGrouping): Mechani
 
 export const itsFactory: MechanismFactory = {
   id: 'its',
-  summary: 'independent thread scheduling: per-lane PCs, the post-Volta reference semantics',
-  source: 'seed 000 §IV; SEMANTICS §3.1',
+  summary:
+    'independent thread scheduling: per-lane PCs, BSYNC/WARPSYNC waiting, the post-Volta reference semantics',
+  source: 'seed 000 §IV–V; SEMANTICS §3.1',
   options: [
     {
       name: 'grouping',
@@ -110,7 +322,30 @@ export const itsFactory: MechanismFactory = {
       default: 'maximal',
       doc: 'issue every ready lane at a PC together (maximal), or one lane at a time (single)',
     },
+    {
+      name: 'bssy',
+      values: ['assign', 'or'],
+      default: 'assign',
+      doc: 'BSSY assigns the active mask to Bx (SEMANTICS §2), or ORs it in',
+    },
+    {
+      name: 'warpsync-exited',
+      values: ['accept', 'strict'],
+      default: 'accept',
+      doc: 'a WARPSYNC mask naming an exited lane: accepted, or undefined behavior (strict)',
+    },
+    {
+      name: 'barriers',
+      values: ['native', 'nop', 'reject'],
+      default: 'native',
+      doc: 'convergence-barrier instructions: their meaning (native), no-ops, or unsupported (as a pre-Volta mechanism treats them)',
+    },
   ],
   create: (ctx, options) =>
-    createIts(ctx, (options['grouping'] ?? 'maximal') as ItsGrouping) as Mechanism<unknown>,
+    createIts(ctx, {
+      grouping: (options['grouping'] ?? 'maximal') as ItsGrouping,
+      bssy: (options['bssy'] ?? 'assign') as ItsOptions['bssy'],
+      warpsyncExited: (options['warpsync-exited'] ?? 'accept') as ItsOptions['warpsyncExited'],
+      barriers: (options['barriers'] ?? 'native') as ItsOptions['barriers'],
+    }) as Mechanism<unknown>,
 };

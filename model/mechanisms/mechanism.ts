@@ -83,6 +83,11 @@ export interface Mechanism<S> {
    * reported for it here. A mechanism without it is explored without that reduction.
    */
   lanePcs?(state: S, visit: (pc: number, mask: number) => void): void;
+  /**
+   * For mechanisms that own convergence-barrier registers: the value of Bx, which `BMOV Rd, Bx`
+   * writes to Rd (seed 000 §V-E). The machine executes that BMOV as a move of this value.
+   */
+  barrierValue?(state: S, barrier: number): number;
 }
 
 /** An option a mechanism accepts: name, allowed values, default, and where the choice comes from. */

@@ -1,9 +1,10 @@
+import { hanoiFactory } from './hanoi.ts';
 import { itsFactory } from './its.ts';
 import type { MechanismFactory } from './mechanism.ts';
 import { simtStackFactory } from './simtStack.ts';
 
 /** Every registered mechanism, in the order the CLI lists them. */
-export const MECHANISMS: readonly MechanismFactory[] = [itsFactory, simtStackFactory];
+export const MECHANISMS: readonly MechanismFactory[] = [itsFactory, simtStackFactory, hanoiFactory];
 
 export function findMechanism(id: string): MechanismFactory | undefined {
   return MECHANISMS.find((m) => m.id === id);
