@@ -20,6 +20,8 @@ export interface ExploreArgs {
   readonly save: string | false;
   readonly json: boolean;
   readonly strict: boolean;
+  /** Check every issue against the reference (`refines-its`). */
+  readonly refine: boolean;
   readonly atomicOrder: AtomicOrder;
   readonly entry?: string;
   /** `mechanism.option=value` settings. */
@@ -70,6 +72,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
       options.value[id] ?? {},
       a.atomicOrder,
       a.strict,
+      a.refine,
     );
     if (!m.ok) {
       for (const p of m.error) io.err(`${p}\n`);
@@ -100,6 +103,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
           programText: text,
           entry: a.entry ?? loaded.value.header.entry,
           strict: a.strict,
+          refine: a.refine,
           launch: launch.value,
           mechanism: id,
           options: machine.options,

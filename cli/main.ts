@@ -97,6 +97,10 @@ function program(io: Io, status: { code: number }): Command {
       'reject instructions outside the modelled data subset instead of giving them unknown results',
       false,
     )
+    .option(
+      '--no-refine',
+      'do not check each issue against the reference its (the refines-its property)',
+    )
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
@@ -115,6 +119,7 @@ function program(io: Io, status: { code: number }): Command {
           save: o['save'] === false ? false : (o['save'] as string),
           json: o['json'] as boolean,
           strict: o['strict'] as boolean,
+          refine: o['refine'] !== false,
           atomicOrder: o['atomicOrder'] as 'ascending',
           option: o['option'] as string[],
           ...(o['entry'] ? { entry: o['entry'] as string } : {}),

@@ -8,6 +8,7 @@ import { memoryOf, type Memory } from '../lanes/memory.ts';
 import type {
   Formatter,
   Issue,
+  StateView,
   Mechanism,
   MechanismContext,
   MechanismFactory,
@@ -15,11 +16,17 @@ import type {
 import { binMask } from '../lanes/values.ts';
 import { KeyWriter } from './key.ts';
 import { liveness } from './liveness.ts';
+import { createIts, type ItsState } from '../mechanisms/its.ts';
+import { refinementGap } from './refinement.ts';
 
-/** One warp: its mechanism's state and its lanes' thread state. */
+/**
+ * One warp: its mechanism's state, its lanes' thread state, and — when the run checks refinement —
+ * the reference (`its`) state driven by the same steps (`refinement.ts`).
+ */
 export interface WarpState {
   readonly mech: unknown;
   readonly data: LaneData;
+  readonly ref?: ItsState;
 }
 
 /** A block of K warps sharing memory (SEMANTICS §1). Plain, immutable data. */
@@ -73,6 +80,8 @@ export interface Machine {
   key(s: MachineState): string;
   /** Lanes that have not exited, per warp. */
   live(s: MachineState): number[];
+  /** The reference (`its`) state of a warp when the run checks refinement, for replay views. */
+  referenceView(ws: WarpState): StateView | null;
   /**
    * Appends warp `ws`'s canonical numbers to `out`. With `reduced` (only when `canReduce`), values
    * dead at every lane's PCs are left out: equal reduced keys mean bisimilar warps (`liveness.ts`).
@@ -116,6 +125,7 @@ export interface WarpSteps {
 }
 
 const NOP: Op = { kind: 'nop', guard: null, pred2: null };
+const NO_EVENT = { kind: 'none' } as const;
 
 /** Formats PCs with the program's labels (else `fn+0x0050`-style offsets) and masks in binary. */
 export function formatterFor(program: Program, warpSize: number): Formatter {
@@ -140,6 +150,11 @@ export interface MachineSpec {
   readonly lanes: LaneOptions;
   readonly entry: number;
   ipdom(pc: number): number;
+  /**
+   * Check that every issue is one the reference allows (`refines-its`, SEMANTICS §6). Default:
+   * on for every mechanism but `its` itself.
+   */
+  readonly refine?: boolean;
 }
 
 export function createMachine(spec: MachineSpec): Machine {
@@ -154,6 +169,29 @@ export function createMachine(spec: MachineSpec): Machine {
     ipdom: spec.ipdom,
   };
   const mech = spec.factory.create(mctx, spec.options);
+  const refMech =
+    (spec.refine ?? true) && spec.factory.id !== 'its'
+      ? createIts(mctx, {
+          grouping: 'maximal',
+          bssy: 'assign',
+          warpsyncExited: 'accept',
+          barriers: 'native',
+        })
+      : null;
+  const fmtPc = formatterFor(program, launch.warpSize).pc;
+  /** BMOV Rd, Bx must read what the reference's Bx holds, up to exited lanes (values, SEMANTICS §6). */
+  const barrierValueGap = (
+    ref: ItsState,
+    state: unknown,
+    op: Extract<Op, { kind: 'bmov-from-barrier' }>,
+    exited: number,
+  ): string | null => {
+    const mine = (mech.barrierValue!(state, op.barrier) & ~exited) >>> 0;
+    const theirs = (refMech!.barrierValue!(ref, op.barrier) & ~exited) >>> 0;
+    return mine === theirs
+      ? null
+      : `BMOV reads B${op.barrier} = ${binMask(mine, launch.warpSize)}, but the reference's B${op.barrier} holds ${binMask(theirs, launch.warpSize)} (live lanes)`;
+  };
   const n = program.instructions.length;
   const W = launch.warpSize;
   const full = ctx.full;
@@ -219,6 +257,42 @@ export function createMachine(spec: MachineSpec): Machine {
         }
         const adv = mech.advance(warp.mech, issue, r.outcome, r.data.exited);
         const unknownChoice = alternatives && r.choice !== null && r.choice.startsWith('unknown');
+        let ref = warp.ref;
+        if (refMech && ref && adv.kind === 'ok') {
+          const gap = refinementGap(ref, issue, fmtPc);
+          const valueGap =
+            gap === null && op.kind === 'mov' && ops[pc]!.kind === 'bmov-from-barrier'
+              ? barrierValueGap(
+                  ref,
+                  warp.mech,
+                  ops[pc] as Extract<Op, { kind: 'bmov-from-barrier' }>,
+                  r.data.exited,
+                )
+              : null;
+          if (gap !== null || valueGap !== null) {
+            out.push(
+              stopStep(issue, g, r.choice, unknownChoice, {
+                verdict: 'violation',
+                property: 'refines-its',
+                message: (gap ?? valueGap)!,
+              }),
+            );
+            continue;
+          }
+          // The reference sees a foreign instruction as the mechanism treats it (SEMANTICS §6).
+          const seen = policyAt[pc] === 'native' ? r.outcome : { ...r.outcome, event: NO_EVENT };
+          const radv = refMech.advance(ref, issue, seen, r.data.exited);
+          if (radv.kind === 'stop') {
+            out.push(
+              stopStep(issue, g, r.choice, unknownChoice, {
+                verdict: radv.verdict,
+                message: `in the reference: ${radv.message}`,
+              }),
+            );
+            continue;
+          }
+          ref = radv.state;
+        }
         if (adv.kind === 'stop') {
           out.push(
             stopStep(
@@ -238,7 +312,7 @@ export function createMachine(spec: MachineSpec): Machine {
           group: g,
           choice: r.choice,
           unknownChoice,
-          warp: { mech: adv.state, data: r.data },
+          warp: ref ? { mech: adv.state, data: r.data, ref } : { mech: adv.state, data: r.data },
           memory: r.memory,
           stop: null,
         });
@@ -318,6 +392,7 @@ export function createMachine(spec: MachineSpec): Machine {
 
   const warpKey = (ws: WarpState, out: KeyWriter, reduced: boolean): void => {
     mech.key(ws.mech, out);
+    if (refMech && ws.ref) refMech.key(ws.ref, out);
     const d = ws.data;
     out.push(d.exited);
     const calls = d.calls;
@@ -372,6 +447,7 @@ export function createMachine(spec: MachineSpec): Machine {
       warps: Array.from({ length: launch.warps }, (_, k) => ({
         mech: mech.init(),
         data: initialLaneData(ctx.layout, launch, k),
+        ...(refMech ? { ref: refMech.init() } : {}),
       })),
       memory: memoryOf(launch.memory),
     }),
@@ -387,6 +463,8 @@ export function createMachine(spec: MachineSpec): Machine {
       return keyWriter.finish();
     },
     live: liveOf,
+    referenceView: (ws) =>
+      refMech && ws.ref ? refMech.view(ws.ref, formatterFor(program, W)) : null,
     warpKey,
     memoryKey,
     canReduce,

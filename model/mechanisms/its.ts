@@ -63,7 +63,13 @@ function release(
       if (waiting === 0) continue;
       const members = (b[x]! & ~exited) >>> 0;
       if ((members & ~waiting) >>> 0 !== 0) continue;
-      for (let m = waiting >>> 0; m !== 0; m &= m - 1) {
+      // Release the lanes of Bx (a decision, docs/semantics.md): a lane that began waiting on x
+      // when Bx held it, and was since left out by a BSSY that re-armed Bx for a nested region
+      // (seed 000 Fig. 5 reuses B0 so), keeps waiting until a later Bx holds it again.
+      // An emptied Bx (BREAK, .CLEAR, exits) waits for no one: everything waiting on x goes on.
+      const released = members === 0 ? waiting : (waiting & members) >>> 0;
+      if (released === 0) continue;
+      for (let m = released; m !== 0; m &= m - 1) {
         const l = lowest(m);
         wait[l] = READY;
         pcs[l] = pcs[l]! + 1;

@@ -41,7 +41,21 @@ export interface ReplayRun {
  */
 export function replay(machine: Machine, scenario: Scenario): ReplayRun {
   const fmt = machine.fmt;
-  const views = (s: MachineState) => s.warps.map((w) => machine.mechanism.view(w.mech, fmt));
+  // Each warp's mechanism view, then (when refinement is checked) the reference's, as an extra table.
+  const views = (s: MachineState) =>
+    s.warps.map((w) => {
+      const v = machine.mechanism.view(w.mech, fmt);
+      const r = machine.referenceView(w);
+      return r
+        ? {
+            ...v,
+            tables: [
+              ...v.tables,
+              ...r.tables.map((t) => ({ ...t, title: `reference (its): ${t.title}` })),
+            ],
+          }
+        : v;
+    });
   let state = machine.initial();
   const initial = views(state);
   const steps: ReplayStep[] = [];

@@ -64,6 +64,8 @@ export const scenarioSchema = z
     ]),
     entry: z.string().optional(),
     strict: z.boolean().optional(),
+    /** Check refinement against the reference (`refines-its`); default true. */
+    refine: z.boolean().optional(),
     launch: launchSchema.optional(),
     mechanism: z.string(),
     options: z.record(z.string(), z.string()).optional(),

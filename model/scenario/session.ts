@@ -16,6 +16,7 @@ export function machineFor(
   options: Readonly<Record<string, string>>,
   atomicOrder: AtomicOrder,
   strict = false,
+  refine = true,
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {
   const factory = findMechanism(mechanism);
   if (!factory)
@@ -38,6 +39,7 @@ export function machineFor(
       lanes: { atomicOrder, strict },
       entry: loaded.entry,
       ipdom: loaded.ipdom,
+      refine,
     }),
   };
 }
@@ -51,6 +53,7 @@ export function scenarioFromFinding(args: {
   readonly programText: string;
   readonly entry: string | null;
   readonly strict: boolean;
+  readonly refine?: boolean;
   readonly launch: Launch;
   readonly mechanism: string;
   readonly options: Readonly<Record<string, string>>;
@@ -67,6 +70,7 @@ export function scenarioFromFinding(args: {
     program: { text: args.programText },
     ...(args.entry ? { entry: args.entry } : {}),
     ...(args.strict ? { strict: true } : {}),
+    ...(args.refine === false ? { refine: false } : {}),
     launch: {
       warpSize: args.launch.warpSize,
       warps: args.launch.warps,
@@ -114,6 +118,7 @@ export function scenarioMachine(
     s.options ?? {},
     s.atomicOrder ?? 'ascending',
     s.strict ?? false,
+    s.refine ?? true,
   );
   if (!m.ok) return { ok: false, error: at(m.error.join('; ')) };
   return { ok: true, machine: m.value, loaded: loaded.value };
