@@ -55,6 +55,8 @@ export interface HanoiOptions {
   readonly bssy: 'assign' | 'or';
   /** Where a WARPSYNC looks for its existing REC entry: the top only, or the whole stack (§VII-B). */
   readonly warpsyncLookup: 'top' | 'stack';
+  /** Which free B register a WARPSYNC takes: the lowest (SEMANTICS §3.4) or the highest. */
+  readonly warpsyncAlloc: 'lowest' | 'highest';
 }
 
 type St = {
@@ -202,15 +204,21 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
                 s.rec[s.rec.length - 1]!.named === named
               : s.rec.some((r) => r.kind === 'warpsync' && r.named === named);
           if (!has) {
+            // SEMANTICS §3.4: the lowest register that is invalid and named by no REC entry; option
+            // `warpsync-alloc=highest` searches from the top instead, away from the B0, B1, …
+            // that compilers allocate — the lowest free one may be the register a BSSY on another
+            // path is about to use (docs/findings.md, scenarios/finding-hanoi-warpsync-register.sass).
             let free = -1;
-            for (let x = 0; x < o.registers && free < 0; x++)
+            for (let i = 0; i < o.registers && free < 0; i++) {
+              const x = o.warpsyncAlloc === 'highest' ? o.registers - 1 - i : i;
               if (!((s.valid >>> x) & 1) && !s.rec.some((r) => r.reg === x)) free = x;
+            }
             if (free < 0)
               return stop(
                 'resource-exhausted',
                 `WARPSYNC at ${issue.pc}: no free B register (all ${o.registers} valid or named by a REC entry)`,
               );
-            s.b[free] = (named & ~s.finished) >>> 0;
+            s.b[free] = (named & ctx.full & ~s.finished) >>> 0; // the warp's lanes only (0xffffffff on W < 32)
             s.valid = (s.valid | (1 << free)) >>> 0;
             s.rec.push({ pc: issue.pc + 1, reg: free, kind: 'warpsync', named });
           }
@@ -242,7 +250,7 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
               `BMOV B${op.barrier} at ${issue.pc}: the active lanes hold different values (SEMANTICS §2)`,
             );
           // R→B writes Bx minus finished lanes and validates it (seed 000 §VII-A).
-          s.b[op.barrier] = (ev.value & ~s.finished) >>> 0;
+          s.b[op.barrier] = (ev.value & ctx.full & ~s.finished) >>> 0;
           s.valid = (s.valid | (1 << op.barrier)) >>> 0;
           next();
           break;
@@ -382,6 +390,12 @@ export const hanoiFactory: MechanismFactory = {
       doc: 'BSSY assigns the active mask to Bx, or ORs it in',
     },
     {
+      name: 'warpsync-alloc',
+      values: ['lowest', 'highest'],
+      default: 'lowest',
+      doc: 'the free B register a WARPSYNC takes: the lowest (SEMANTICS §3.4), or the highest, away from compiler-allocated ones',
+    },
+    {
       name: 'warpsync-lookup',
       values: ['top', 'stack'],
       default: 'top',
@@ -395,5 +409,6 @@ export const hanoiFactory: MechanismFactory = {
       tie: (opts['tie'] ?? 'fall-through') as HanoiTie,
       bssy: (opts['bssy'] ?? 'assign') as HanoiOptions['bssy'],
       warpsyncLookup: (opts['warpsync-lookup'] ?? 'top') as HanoiOptions['warpsyncLookup'],
+      warpsyncAlloc: (opts['warpsync-alloc'] ?? 'lowest') as HanoiOptions['warpsyncAlloc'],
     }) as Mechanism<unknown>,
 };

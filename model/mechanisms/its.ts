@@ -227,7 +227,7 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
               `BMOV B${op.barrier} at pc ${issue.pc}: the value is unknown`,
             );
           b = b.slice();
-          (b as number[])[op.barrier] = (ev.value & ~exited) >>> 0;
+          (b as number[])[op.barrier] = (ev.value & ctx.full & ~exited) >>> 0;
           break;
         }
         case 'warpsync': {
