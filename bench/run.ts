@@ -44,6 +44,9 @@ function parseArgs(argv: readonly string[]): Args {
 const ROW = fileURLToPath(new URL('./row.ts', import.meta.url));
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const RAW = fileURLToPath(new URL('./results.json', import.meta.url));
+const FIG7 = fileURLToPath(
+  new URL('../scenarios/seed000-fig7-spinlock-yield.sass', import.meta.url),
+);
 
 type Outcome = RowResult | { spec: RowSpec; error: string };
 
@@ -53,6 +56,8 @@ interface Raw {
   readonly args: Args;
   readonly results: readonly Outcome[];
   readonly plain: readonly Outcome[];
+  /** The Turing spinlock (seed 000 Fig. 7) on `hanoi` and `its`; absent in older results. */
+  readonly turing?: readonly Outcome[];
   readonly micro: readonly MicroResult[];
 }
 
@@ -199,19 +204,37 @@ async function main(): Promise<void> {
     plain.push(r);
     console.log(rowCells(r).join('  '));
   }
+  // The spinlock as compiled for Turing (seed 000 Fig. 7: BSSY, YIELD at the loop top, BSYNC
+  // after the release) on hanoi and on its with its barrier semantics.
+  console.log('\nTuring spinlock (seed 000 Fig. 7) on hanoi and its:');
+  const turing: (RowResult | { spec: RowSpec; error: string })[] = [];
+  for (const mechanism of ['hanoi', 'its'])
+    for (const warps of [1, 2])
+      for (const warpSize of widths) {
+        const r = await runChild({
+          mechanism,
+          warpSize,
+          warps,
+          maxStates: args.maxStates,
+          timeoutMs: args.timeoutS * 1000,
+          file: FIG7,
+        });
+        turing.push(r);
+        console.log(rowCells(r).join('  '));
+      }
   console.log('\nmicro-benchmarks:');
   const micro = runMicro(args.quick);
   for (const m of micro) console.log(`${m.nsPerOp.toFixed(0).padStart(8)} ns/${m.unit}  ${m.name}`);
   console.log('\n' + plainTable(HEADER, results.map(rowCells)));
   if (args.write) {
-    const raw: Raw = { info, args, results, plain, micro };
+    const raw: Raw = { info, args, results, plain, turing, micro };
     await writeFormatted(RAW, JSON.stringify(raw));
     await writeFormatted(RESULTS, report(raw));
     console.log(`\nwrote ${RESULTS} and ${RAW}`);
   }
 }
 
-function report({ info, args, results, plain, micro }: Raw): string {
+function report({ info, args, results, plain, turing, micro }: Raw): string {
   const microRows = micro.map((m) => [m.name, `${m.nsPerOp.toFixed(0)} ns per ${m.unit}`]);
   const notes = readNotes();
   return [
@@ -234,6 +257,19 @@ function report({ info, args, results, plain, micro }: Raw): string {
     '',
     markdownTable(HEADER, plain.map(rowCells)),
     '',
+    ...(turing
+      ? [
+          '## The Turing spinlock (seed 000 Fig. 7) on `hanoi` and `its`',
+          '',
+          '`scenarios/seed000-fig7-spinlock-yield.sass`: BSSY before the loop, YIELD at the loop top,',
+          'the BSYNC after the release; `hanoi` with its default options (majority first, 16 B',
+          'registers) and refinement against `its` checked at every step; `its` with the barrier',
+          'semantics of SEMANTICS §3.1.',
+          '',
+          markdownTable(HEADER, turing.map(rowCells)),
+          '',
+        ]
+      : []),
     '## Micro-benchmarks',
     '',
     'Best of three rounds; states sampled breadth-first from the spinlock.',
