@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
 import type { AtomicOrder } from '../model/lanes/execContext.ts';
@@ -6,7 +5,15 @@ import { MECHANISMS } from '../model/mechanisms/registry.ts';
 import { saveScenario } from '../model/scenario/files.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor, scenarioFromFinding } from '../model/scenario/session.ts';
-import { colourVerdict, millis, reportDiagnostics, table, thousands, type Io } from './output.ts';
+import {
+  colourVerdict,
+  millis,
+  reportDiagnostics,
+  table,
+  thousands,
+  type Io,
+  readInput,
+} from './output.ts';
 import { VERSION } from './version.ts';
 
 export interface ExploreArgs {
@@ -37,13 +44,8 @@ interface Row {
 
 /** `warpcheck explore`: every mechanism on one listing, a verdict row each, failures saved. */
 export function runExplore(a: ExploreArgs, io: Io): number {
-  let text: string;
-  try {
-    text = readFileSync(a.file, 'utf8');
-  } catch (e) {
-    io.err(`${a.file}: cannot read: ${(e as Error).message}\n`);
-    return 2;
-  }
+  const text = readInput(io, a.file);
+  if (text === null) return 2;
   const loaded = loadProgram(text, a.file, {
     strict: a.strict,
     ...(a.entry ? { entry: a.entry } : {}),

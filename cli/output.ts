@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pc from 'picocolors';
 import type { Diagnostic } from '../model/isa/program.ts';
 import { formatDiagnostic } from '../model/isa/program.ts';
@@ -61,3 +62,13 @@ export function colourVerdict(v: string): string {
 export const thousands = (n: number): string => n.toLocaleString('en-US');
 export const millis = (ms: number): string =>
   ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`;
+
+/** Reads an input file, or says why not (exit status 2) — never a stack trace. */
+export function readInput(io: Io, file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    io.err(`${file}: cannot read: ${(e as Error).message}\n`);
+    return null;
+  }
+}

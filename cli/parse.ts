@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { ipdomTable } from '../model/cfg/index.ts';
 import { loadProgram } from '../model/scenario/loadProgram.ts';
 import { formatterFor } from '../model/machine/machine.ts';
-import { reportDiagnostics, table, type Io } from './output.ts';
+import { reportDiagnostics, table, type Io, readInput } from './output.ts';
 
 export interface ParseArgs {
   readonly file: string;
@@ -12,13 +11,8 @@ export interface ParseArgs {
 
 /** `warpcheck parse`: functions, basic blocks, edges, and the IPDOM of every branch. */
 export function runParse(a: ParseArgs, io: Io): number {
-  let text: string;
-  try {
-    text = readFileSync(a.file, 'utf8');
-  } catch (e) {
-    io.err(`${a.file}: cannot read: ${(e as Error).message}\n`);
-    return 2;
-  }
+  const text = readInput(io, a.file);
+  if (text === null) return 2;
   const loaded = loadProgram(text, a.file, { strict: a.strict });
   if (!loaded.ok) return reportDiagnostics(io, loaded.error);
   const { program, cfg } = loaded.value;

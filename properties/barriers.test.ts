@@ -9,21 +9,14 @@ import { explore } from '../model/explore/exhaustive.ts';
 import type { Machine, MachineState } from '../model/machine/machine.ts';
 import type { HanoiState } from '../model/mechanisms/hanoi.ts';
 import { AT_WARPSYNC, READY, type ItsState } from '../model/mechanisms/its.ts';
-import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
-import { machineFor } from '../model/scenario/session.ts';
+import { machineOf } from '../model/testing/run.ts';
 import { renderTuring, turingProgram, turingProgramWith } from './arbitraries/turing.ts';
 
 const budget = { maxStates: 20_000, maxDepth: 2_000, timeoutMs: 10_000 };
 
-function machine(text: string, mechanism: string, options: Record<string, string> = {}): Machine {
-  const loaded = loadProgram(text, 'generated.sass');
-  if (!loaded.ok) throw new Error(loaded.error.map((d) => d.message).join('\n') + '\n' + text);
-  const launch = resolveLaunch(loaded.value.header);
-  if (!launch.ok) throw new Error(launch.error.join());
-  const m = machineFor(loaded.value, launch.value, mechanism, options, 'ascending');
-  if (!m.ok) throw new Error(m.error.join());
-  return m.value;
-}
+/** A machine for a generated listing (the shared test helper; every problem fails the test). */
+const machine = (text: string, mechanism: string, options: Record<string, string> = {}): Machine =>
+  machineOf(text, mechanism, { options });
 
 /** Every transition (pre, issue, post) reachable within `limit` states, breadth-first. */
 function* transitions(m: Machine, limit = 4000) {
