@@ -118,6 +118,33 @@ describe('hanoi: no lane lost or duplicated (seed 001 §2; SEMANTICS §3.4)', ()
   });
 });
 
+describe('BMOV (seed 000 §V-E, §VII-A)', () => {
+  it('B→R copies the register to every issuing lane; R→B writes it back minus finished lanes', () => {
+    fc.assert(
+      fc.property(spilling, (text) => {
+        const m = machine(text, 'hanoi');
+        const slot = (r: number) => m.ctx.layout.slot[r]!;
+        const n = m.ctx.layout.count;
+        for (const { pre, t, post } of transitions(m)) {
+          const op = m.ops[t.issue.pc]!;
+          const a = pre.warps[0]!.mech as HanoiState;
+          const b = post.warps[0]!.mech as HanoiState;
+          const d = post.warps[0]!.data;
+          const lanes = [0, 1, 2, 3].filter((l) => (t.issue.mask >>> l) & 1);
+          if (op.kind === 'bmov-from-barrier')
+            for (const l of lanes) expect(d.regs[l * n + slot(op.dst)]).toBe(a.b[op.barrier]);
+          if (op.kind === 'bmov-to-barrier' && op.src.kind === 'reg') {
+            const value = pre.warps[0]!.data.regs[lanes[0]! * n + slot(op.src.index)]!;
+            expect(b.b[op.barrier]).toBe((value & 0xf & ~b.finished) >>> 0);
+            expect((b.valid >>> op.barrier) & 1).toBe(1);
+          }
+        }
+      }),
+      { seed: 20261134, numRuns: 40 },
+    );
+  });
+});
+
 describe('its: WARPSYNC and BSYNC release (SEMANTICS §2, §3.1)', () => {
   it('no lane of a WARPSYNC mask passes before every non-exited lane of it arrives', () => {
     fc.assert(
