@@ -140,7 +140,7 @@ describe('BMOV (seed 000 §V-E, §VII-A)', () => {
           }
         }
       }),
-      { seed: 20261134, numRuns: 40 },
+      { seed: 20261134, numRuns: 200 },
     );
   });
 });
