@@ -136,7 +136,10 @@ export function execute(
     for (let sub = 0; sub < 1 << lanes.length; sub++) {
       let take = sure;
       for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) take |= 1 << lanes[i]!;
-      const r = control(ctx, op, pc, warp, d, mem, active, take >>> 0);
+      // The outcome fixes the unknown predicate for these lanes: later instructions that read it
+      // (the BRA after a BREAK on the same guard) must see the same value (SEMANTICS §5).
+      const resolved = resolvePredicates(d, op, maybe, take >>> 0, t1, u1, t2, u2);
+      const r = control(ctx, op, pc, warp, resolved, mem, active, take >>> 0);
       const chosen: number[] = [];
       for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) chosen.push(lanes[i]!);
       const label = `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate`;
@@ -148,8 +151,48 @@ export function execute(
   return evalDataOp(ctx, op, pc, warp, d, mem, active, sure, maybe);
 }
 
+/**
+ * `d` with the unknown predicates of `op`'s guard and second predicate fixed on the `maybe` lanes
+ * as the outcome `take` says: a lane that participates has both true; one that does not has the
+ * unknown one false when the other is known true (if both are unknown it stays unknown).
+ */
+function resolvePredicates(
+  d: LaneData,
+  op: Op,
+  maybe: number,
+  take: number,
+  t1: number,
+  u1: number,
+  t2: number,
+  u2: number,
+): LaneData {
+  const preds = d.preds.slice();
+  const unknown = d.predsUnknown.slice();
+  const set = (p: { index: number; negated: boolean } | null, lane: number, holds: boolean) => {
+    if (p === null || p.index === PT) return;
+    const bit = 1 << lane;
+    const raw = holds !== p.negated;
+    preds[p.index] = raw ? (preds[p.index]! | bit) >>> 0 : (preds[p.index]! & ~bit) >>> 0;
+    unknown[p.index] = (unknown[p.index]! & ~bit) >>> 0;
+  };
+  for (let m = maybe; m !== 0; m &= m - 1) {
+    const l = 31 - Math.clz32(m & -m);
+    const bit = 1 << l;
+    const joins = (take & bit) !== 0;
+    const g = (u1 & bit) !== 0;
+    const q = (u2 & bit) !== 0;
+    if (joins) {
+      if (g) set(op.guard, l, true);
+      if (q) set(op.pred2, l, true);
+    } else if (g && !q && (t2 & bit) !== 0) set(op.guard, l, false);
+    else if (q && !g && (t1 & bit) !== 0) set(op.pred2, l, false);
+  }
+  return { ...d, preds, predsUnknown: unknown };
+}
+
 const isControl = (op: Op): boolean => {
   switch (op.kind) {
+    case 'break':
     case 'exit':
     case 'bra':
     case 'bra-external':
@@ -204,6 +247,14 @@ function control(
           message: `BPT.TRAP at pc ${pc} by lanes ${lanesOf(take).join(',')}`,
         };
       return step(d, mem, simple(pc, active, null, 0), 0, NONE);
+    case 'break':
+      // BREAK is a control instruction for unknown guards (a choice, so that the BRA that
+      // follows it on the same guard agrees); its effect on Bx is the mechanism's.
+      return step(d, mem, simple(pc, active, null, 0), 0, {
+        kind: 'barrier',
+        mask: take,
+        value: null,
+      });
     case 'bra-external':
       if (take !== 0)
         return {
