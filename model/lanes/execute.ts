@@ -122,7 +122,7 @@ export function execute(
   const sure = (t1 & t2 & active) >>> 0;
   const maybe = ((t1 | u1) & (t2 | u2) & active & ~sure) >>> 0;
   const controlOp = isControl(op);
-  if (maybe !== 0 && controlOp) {
+  if (maybe !== 0 && (controlOp || isBarrier(op))) {
     const lanes = lanesOf(maybe);
     if (lanes.length > ctx.maxUnknownLanes)
       return [
@@ -139,7 +139,10 @@ export function execute(
       // The outcome fixes the unknown predicate for these lanes: later instructions that read it
       // (the BRA after a BREAK on the same guard) must see the same value (SEMANTICS §5).
       const resolved = resolvePredicates(d, op, maybe, take >>> 0, t1, u1, t2, u2);
-      const r = control(ctx, op, pc, warp, resolved, mem, active, take >>> 0);
+      // A barrier instruction (BSYNC, WARPSYNC, BSSY, BMOV) runs with exactly the chosen lanes.
+      const r = controlOp
+        ? control(ctx, op, pc, warp, resolved, mem, active, take >>> 0)
+        : evalDataOp(ctx, op, pc, warp, resolved, mem, active, take >>> 0, 0)[0]!;
       const chosen: number[] = [];
       for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) chosen.push(lanes[i]!);
       const label = `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate`;
@@ -189,6 +192,14 @@ function resolvePredicates(
   }
   return { ...d, preds, predsUnknown: unknown };
 }
+
+/** Barrier instructions: an unknown guard on them is a choice too (SEMANTICS §5). */
+const isBarrier = (op: Op): boolean =>
+  op.kind === 'bssy' ||
+  op.kind === 'bsync' ||
+  op.kind === 'bmov-from-barrier' ||
+  op.kind === 'bmov-to-barrier' ||
+  op.kind === 'warpsync';
 
 const isControl = (op: Op): boolean => {
   switch (op.kind) {

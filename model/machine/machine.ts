@@ -1,7 +1,7 @@
 import type { Op } from '../isa/op.ts';
 import type { Program } from '../isa/program.ts';
 import { execContext, type ExecContext, type LaneOptions } from '../lanes/execContext.ts';
-import { execute } from '../lanes/execute.ts';
+import { execute, predTrue } from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
@@ -173,7 +173,8 @@ export function createMachine(spec: MachineSpec): Machine {
     (spec.refine ?? true) && spec.factory.id !== 'its'
       ? createIts(mctx, {
           grouping: 'maximal',
-          bssy: 'assign',
+          // The reference reads BSSY as the mechanism is told to (SEMANTICS §2 makes OR an option).
+          bssy: spec.options['bssy'] === 'or' ? 'or' : 'assign',
           warpsyncExited: 'accept',
           barriers: 'native',
         })
@@ -247,7 +248,26 @@ export function createMachine(spec: MachineSpec): Machine {
           guard: op.guard,
           pred2: null,
         };
-      const results = execute(ctx, op, pc, w, warp.data, mem, issue.mask);
+      const executed = execute(ctx, op, pc, w, warp.data, mem, issue.mask);
+      // The mechanism still sees a BMOV (.CLEAR, invalidation) with the lanes that ran it.
+      const results =
+        op !== opAt[pc] && opAt[pc]!.kind === 'bmov-from-barrier'
+          ? executed.map((r) =>
+              r.kind === 'step'
+                ? {
+                    ...r,
+                    outcome: {
+                      ...r.outcome,
+                      event: {
+                        kind: 'barrier' as const,
+                        mask: (issue.mask & predTrue(warp.data, op.guard, full)) >>> 0,
+                        value: null,
+                      },
+                    },
+                  }
+                : r,
+            )
+          : executed;
       const alternatives = results.length > 1;
       for (let j = 0; j < results.length; j++) {
         const r = results[j]!;

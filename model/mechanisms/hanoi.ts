@@ -115,8 +115,9 @@ function splitOrder(groups: readonly Group[], fallThrough: number, o: HanoiOptio
   const first = (a: Group, b: Group): number => {
     if (o.order === 'taken-first') return isFall(a) ? -1 : isFall(b) ? 1 : b.pc - a.pc;
     if (o.order === 'not-taken-first') return isFall(a) ? 1 : isFall(b) ? -1 : b.pc - a.pc;
-    // seed 000 §VII-C: "the path followed by the majority of threads is executed first".
-    return popcount(a.mask) - popcount(b.mask) || tie(a, b);
+    // seed 000 §VII-C: "the path followed by the majority of threads is executed first"; more
+    // than two paths: largest on top, ties to the lower PC (SEMANTICS §3.4); two: the `tie` option.
+    return popcount(a.mask) - popcount(b.mask) || (groups.length > 2 ? b.pc - a.pc : tie(a, b));
   };
   return [...groups].sort((a, b) => first(a, b));
 }
@@ -178,6 +179,10 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
           if (op.target === null)
             return stop('unsupported', `BSSY at ${issue.pc} reconverges outside the listing`);
           const m = ev.kind === 'barrier' ? ev.mask : top.mask;
+          if (m === 0) {
+            next(); // no lane's guard holds: a no-op
+            break;
+          }
           s.b[op.barrier] =
             o.bssy === 'or' && (s.valid >>> op.barrier) & 1 ? (s.b[op.barrier]! | m) >>> 0 : m;
           s.valid = (s.valid | (1 << op.barrier)) >>> 0;
@@ -185,12 +190,22 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
           next();
           break;
         }
-        case 'bsync':
-          // Every lane of the path waits, in Bx or not: the paper's rule (SEMANTICS §3.4). Hanoi
-          // does not check that x is the top REC entry's register.
-          s.waiting = (s.waiting | rest) >>> 0;
+        case 'bsync': {
+          // Every participating lane of the path waits, in Bx or not: the paper's rule (SEMANTICS
+          // §3.4); lanes whose guard is false go on (SEMANTICS §1). Hanoi does not check that x
+          // is the top REC entry's register.
+          const part = ev.kind === 'barrier' ? (ev.mask & rest) >>> 0 : rest;
+          s.waiting = (s.waiting | part) >>> 0;
+          if ((rest & ~part) >>> 0 !== 0)
+            s.ws.push({ pc: issue.pc + 1, mask: (rest & ~part) >>> 0 });
           break;
+        }
         case 'warpsync': {
+          const part = ev.kind === 'warpsync' ? (ev.mask & rest) >>> 0 : rest;
+          if (part === 0) {
+            next(); // no lane's guard holds: a no-op
+            break;
+          }
           if (ev.kind !== 'warpsync' || ev.named === null)
             return stop(
               'undefined-behavior',
@@ -222,7 +237,9 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
             s.valid = (s.valid | (1 << free)) >>> 0;
             s.rec.push({ pc: issue.pc + 1, reg: free, kind: 'warpsync', named });
           }
-          s.waiting = (s.waiting | rest) >>> 0;
+          s.waiting = (s.waiting | part) >>> 0;
+          if ((rest & ~part) >>> 0 !== 0)
+            s.ws.push({ pc: issue.pc + 1, mask: (rest & ~part) >>> 0 });
           break;
         }
         case 'break':
@@ -232,7 +249,7 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
           break;
         case 'bmov-from-barrier':
           // B→R copies and invalidates Bx (seed 000 §VII-A); .CLEAR also empties it.
-          if (reg(op.barrier)) {
+          if (reg(op.barrier) && !(ev.kind === 'barrier' && ev.mask === 0)) {
             s.valid = (s.valid & ~(1 << op.barrier)) >>> 0;
             if (op.clear) s.b[op.barrier] = 0;
           }
@@ -244,6 +261,10 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
               'resource-exhausted',
               `BMOV B${op.barrier}: the design has ${o.registers} B registers`,
             );
+          if (ev.kind === 'barrier' && ev.mask === 0) {
+            next(); // no lane's guard holds: a no-op
+            break;
+          }
           if (ev.kind !== 'barrier' || ev.value === null)
             return stop(
               'undefined-behavior',

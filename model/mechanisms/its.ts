@@ -190,6 +190,7 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       const part = ev.mask;
       switch (op.kind) {
         case 'bssy': {
+          if (part === 0) break; // no lane's guard holds: a no-op
           if (op.barrier >= B_REGISTERS)
             return stop('unsupported', `BSSY B${op.barrier}: only B0..B15 exist`);
           b = b.slice();
@@ -210,12 +211,13 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
           (b as number[])[op.barrier] = (b[op.barrier]! & ~part) >>> 0;
           break;
         case 'bmov-from-barrier':
-          if (op.clear) {
+          if (op.clear && part !== 0) {
             b = b.slice();
             (b as number[])[op.barrier] = 0;
           }
           break;
         case 'bmov-to-barrier': {
+          if (part === 0) break; // no lane's guard holds: a no-op
           if (ev.kind !== 'barrier' || ev.value === null)
             return stop(
               'undefined-behavior',
