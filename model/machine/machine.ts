@@ -179,7 +179,8 @@ export function createMachine(spec: MachineSpec): Machine {
           barriers: 'native',
         })
       : null;
-  const fmtPc = formatterFor(program, launch.warpSize).pc;
+  const fmt = formatterFor(program, launch.warpSize);
+  const fmtPc = fmt.pc;
   /** BMOV Rd, Bx must read what the reference's Bx holds, up to exited lanes (values, SEMANTICS §6). */
   const barrierValueGap = (
     ref: ItsState,
@@ -462,7 +463,7 @@ export function createMachine(spec: MachineSpec): Machine {
     ctx,
     mechanism: mech,
     options: spec.options,
-    fmt: formatterFor(program, W),
+    fmt,
     initial: () => ({
       warps: Array.from({ length: launch.warps }, (_, k) => ({
         mech: mech.init(),
@@ -484,7 +485,7 @@ export function createMachine(spec: MachineSpec): Machine {
     },
     live: liveOf,
     referenceView: (ws) =>
-      refMech && ws.ref ? refMech.view(ws.ref, formatterFor(program, W)) : null,
+      refMech && ws.ref ? refMech.view(ws.ref, fmt) : null,
     warpKey,
     memoryKey,
     canReduce,
