@@ -484,8 +484,7 @@ export function createMachine(spec: MachineSpec): Machine {
       return keyWriter.finish();
     },
     live: liveOf,
-    referenceView: (ws) =>
-      refMech && ws.ref ? refMech.view(ws.ref, fmt) : null,
+    referenceView: (ws) => (refMech && ws.ref ? refMech.view(ws.ref, fmt) : null),
     warpKey,
     memoryKey,
     canReduce,
