@@ -9,3 +9,18 @@ export type {
 } from './trace.ts';
 export { MAX_ERRORS, parseTraceg, type ParseTracegOptions } from './parseTraceg.ts';
 export { traceLayout, type TraceLayout } from './traceLayout.ts';
+export {
+  INST_STRIDE,
+  controlSkeleton,
+  isControlOpcode,
+  lanePathStats,
+  lanePaths,
+  type BranchDecision,
+  type Inconsistency,
+  type LanePath,
+  type LanePaths,
+  type LaneStep,
+  type SkeletonInst,
+  type SyncPoint,
+  type UncertainPoint,
+} from './lanePaths.ts';
