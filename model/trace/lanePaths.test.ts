@@ -127,6 +127,23 @@ describe('lanePaths: hand-written traces (warp of 4 lanes)', () => {
     expect(p.lanes.map((l) => l.pcs)).toEqual(Array(4).fill([0x00, 0x10]));
   });
 
+  it('a called function starting with a predicated-off instruction (mask 0) is its target', () => {
+    // 0x00 CALL.REL.NOINC 0x30 ; 0x10 BSYNC ; 0x20 EXIT ; 0x30 @!PT SHFL.IDX ; 0x40 RET
+    const p = lanePaths(
+      warpOf([
+        '0000 00000003 CALL.REL.NOINC',
+        '0030 00000000 SHFL.IDX',
+        '0040 00000003 RET.REL.NODEC',
+        '0010 00000003 BSYNC',
+        '0020 00000003 EXIT',
+      ]),
+      2,
+    );
+    expect(p.uncertain).toEqual([]);
+    expect(p.lanes.map((l) => l.pcs)).toEqual(Array(2).fill([0x00, 0x30, 0x40, 0x10, 0x20]));
+    expect(p.lanes[0]!.steps[1]!.kind).toBe('predicated-off');
+  });
+
   it('says so where it cannot tell', () => {
     // Lane 3 is never issued: predicated off at 0x00 or never launched?
     const p = lanePaths(warpOf(['0000 00000007 MOV', '0010 00000007 EXIT']), 4);
@@ -173,5 +190,10 @@ describe.skipIf(!exists)('lanePaths: the real LUD trace (skipped: ../shared/trac
     const s = controlSkeleton(w);
     const bra = s.find((e) => e.pc === 0x90)!;
     expect(bra.successors).toEqual([0xa0, 0x5c0]);
+    for (const e of s.filter((e) => e.opcode === 'CALL')) expect(e.successors).toEqual([0x3020]);
+    const calls = s.filter((e) => e.opcode === 'CALL').map((e) => e.pc + 16);
+    expect(calls).toHaveLength(16);
+    expect(s.find((e) => e.opcode === 'RET')!.successors).toEqual(calls);
+    expect(s.find((e) => e.pc === 0x3050)!.successors).toEqual([0x3060]);
   });
 });

@@ -14,7 +14,10 @@
  *   BSYNC): the trace cannot tell; the point is recorded as uncertain and the lane's position
  *   becomes unknown until its next issue.
  * A lane whose guard was true at a branch, CALL or RET goes to an unknown PC (targets are not in
- * the trace); its next issue tells where it went (the branch decision's `target`).
+ * the trace); its next issue tells where it went (the branch decision's `target`), except that
+ * instructions issued right after the transfer, only for lanes of the transferring group, at PCs
+ * falling through to that next issue, count as the lane's target executed predicated off (the
+ * `@!PT SHFL.IDX` at the start of a called function, mask 0).
  */
 import type { TraceInst, TraceWarp } from './trace.ts';
 
@@ -140,6 +143,8 @@ interface LaneState {
   uncertain: UncertainPoint[];
   /** A taken branch whose target is the PC of the lane's next issue. */
   pending: { index: number; pc: number } | null;
+  /** The transfer (guard true) after which the position is unknown; null otherwise. */
+  transfer: { index: number; mask: number } | null;
   /** Position in `issues[lane]` of the lane's next issue. */
   cursor: number;
 }
@@ -169,6 +174,7 @@ export function lanePaths(warp: TraceWarp, warpSize = 32): LanePaths {
     exitIndex: null,
     uncertain: [],
     pending: null,
+    transfer: null,
     cursor: 0,
   }));
   const uncertain: UncertainPoint[] = [];
@@ -204,10 +210,27 @@ export function lanePaths(warp: TraceWarp, warpSize = 32): LanePaths {
             reason: `issued at ${hex(pc)} while expected at ${hex(s.at)}`,
           });
         }
+        // Right after a transfer, instructions issued only for lanes of the transferring group at
+        // pc - 16, pc - 32, … (falling through to pc) were this lane's target, predicated off.
+        const fill: LaneStep[] = [];
+        if (s.transfer !== null && s.transfer.index < i - 1) {
+          let ok = true;
+          for (let k = s.transfer.index + 1; k < i; k++) {
+            const c = insts[k]!;
+            if (c.pc !== pc - INST_STRIDE * (i - k) || (c.mask & ~s.transfer.mask) !== 0)
+              ok = false;
+          }
+          if (ok)
+            for (let k = s.transfer.index + 1; k < i; k++)
+              fill.push({ index: k, pc: insts[k]!.pc, kind: 'predicated-off' });
+        }
+        s.transfer = null;
         if (s.pending !== null) {
-          s.branches.push({ index: s.pending.index, pc: s.pending.pc, taken: true, target: pc });
+          const target = fill.length > 0 ? fill[0]!.pc : pc;
+          s.branches.push({ index: s.pending.index, pc: s.pending.pc, taken: true, target });
           s.pending = null;
         }
+        s.steps.push(...fill);
         s.steps.push({ index: i, pc, kind: 'issued' });
         if (SYNCS.has(opcode)) s.syncs.push({ index: i, pc, opcode });
         if (EXITS.has(opcode)) {
@@ -216,6 +239,7 @@ export function lanePaths(warp: TraceWarp, warpSize = 32): LanePaths {
           s.at = null;
         } else if (TRANSFERS.has(opcode)) {
           s.at = null;
+          s.transfer = { index: i, mask: inst.mask };
           if (BRANCHES.has(opcode)) s.pending = { index: i, pc };
         } else {
           s.at = pc + INST_STRIDE;
