@@ -12,6 +12,7 @@ import type {
   Policy,
   StateView,
 } from './mechanism.ts';
+import { BSSY_OPTION } from './mechanism.ts';
 
 /**
  * `hanoi` — the Turing control-flow design of seed 000 §VII (Fig. 8; SEMANTICS §3.4).
@@ -404,12 +405,7 @@ export const hanoiFactory: MechanismFactory = {
       default: 'fall-through',
       doc: 'majority order, equal counts: the real trace runs the fall-through (the upper 16 lanes) first',
     },
-    {
-      name: 'bssy',
-      values: ['assign', 'or'],
-      default: 'assign',
-      doc: 'BSSY assigns the active mask to Bx, or ORs it in',
-    },
+    BSSY_OPTION,
     {
       name: 'warpsync-alloc',
       values: ['lowest', 'highest'],

@@ -10,6 +10,7 @@ import type {
   Policy,
   StateView,
 } from './mechanism.ts';
+import { BSSY_OPTION } from './mechanism.ts';
 
 /**
  * `its` — independent thread scheduling, the per-thread reference (SEMANTICS §3.1, seed 000 §IV):
@@ -330,12 +331,7 @@ export const itsFactory: MechanismFactory = {
       default: 'maximal',
       doc: 'issue every ready lane at a PC together (maximal), or one lane at a time (single)',
     },
-    {
-      name: 'bssy',
-      values: ['assign', 'or'],
-      default: 'assign',
-      doc: 'BSSY assigns the active mask to Bx (SEMANTICS §2), or ORs it in',
-    },
+    BSSY_OPTION,
     {
       name: 'warpsync-exited',
       values: ['accept', 'strict'],

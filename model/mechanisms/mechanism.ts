@@ -108,3 +108,11 @@ export interface MechanismFactory {
 }
 
 export const VIRTUAL_EXIT = -1;
+
+/** The BSSY option shared by the mechanisms that own B registers (SEMANTICS §2: OR is an option). */
+export const BSSY_OPTION: OptionSpec = {
+  name: 'bssy',
+  values: ['assign', 'or'],
+  default: 'assign',
+  doc: 'BSSY assigns the active mask to Bx (SEMANTICS §2), or ORs it in',
+};

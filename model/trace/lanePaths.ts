@@ -19,6 +19,7 @@
  * falling through to that next issue, count as the lane's target executed predicated off (the
  * `@!PT SHFL.IDX` at the start of a called function, mask 0).
  */
+import { ALL_CONTROL_OPCODES } from '../isa/control.ts';
 import type { TraceInst, TraceWarp } from './trace.ts';
 
 /** Bytes between consecutive instructions (Volta and later: 128-bit instructions). */
@@ -46,24 +47,10 @@ const EXITS: ReadonlySet<string> = new Set(['EXIT', 'KILL']);
 const SYNCS: ReadonlySet<string> = new Set(['BSYNC', 'WARPSYNC', 'SYNC']);
 /** Never predicated (`shared/sass/SYNTAX.md` §3): an absent lane is not predicated off there. */
 const UNPREDICATED: ReadonlySet<string> = new Set(['BSSY', 'BSYNC']);
-/** Control-flow opcodes listed with their successors by `controlSkeleton`. */
-const CONTROL: ReadonlySet<string> = new Set([
-  ...TRANSFERS,
-  ...EXITS,
-  ...SYNCS,
-  'BSSY',
-  'BREAK',
-  'YIELD',
-  'BPT',
-  'SSY',
-  'PBK',
-  'PCNT',
-  'PRET',
-]);
-
 /** Whether `opcode` (without modifiers) is a control-flow instruction. */
 export function isControlOpcode(opcode: string): boolean {
-  return CONTROL.has(opcode);
+  // The ISA's list (SEMANTICS §2), plus transfers only a trace names (RTT).
+  return ALL_CONTROL_OPCODES.has(opcode) || TRANSFERS.has(opcode);
 }
 
 /** One PC in a lane's path. */
