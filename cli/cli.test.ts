@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from './main.ts';
-import type { Io } from './output.ts';
+import { noColour, type Io } from './output.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const spinlock = join(root, 'scenarios', 'spinlock.sass');
@@ -12,7 +12,12 @@ const spinlock = join(root, 'scenarios', 'spinlock.sass');
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: Io = { out: (t) => (out += t), err: (t) => (err += t), interactive: false };
+  const io: Io = {
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    interactive: false,
+    colour: noColour,
+  };
   const code = await main(args, io);
   return { code, out, err };
 }
@@ -204,5 +209,37 @@ describe('warpcheck parse and help', () => {
   it('an unknown command is exit 2', async () => {
     const r = await run(['frobnicate']);
     expect(r.code).toBe(2);
+  });
+});
+
+describe('colour', () => {
+  it('colours only a terminal, never piped output in CI, and obeys NO_COLOR / FORCE_COLOR', async () => {
+    const { colourWanted } = await import('./output.ts');
+    expect(colourWanted({}, true)).toBe(true);
+    expect(colourWanted({}, false)).toBe(false);
+    expect(colourWanted({ CI: 'true' }, false)).toBe(false);
+    expect(colourWanted({ TERM: 'dumb' }, true)).toBe(false);
+    expect(colourWanted({ NO_COLOR: '1' }, true)).toBe(false);
+    expect(colourWanted({ FORCE_COLOR: '1' }, false)).toBe(true);
+    expect(colourWanted({ FORCE_COLOR: '0' }, true)).toBe(false);
+  });
+
+  it('--no-color strips colour from an Io that had it, before or after the subcommand', async () => {
+    const pc = (await import('picocolors')).default;
+    for (const args of [
+      ['--no-color', 'explore', spinlock, '--mechanism', 'its'],
+      ['explore', spinlock, '--mechanism', 'its', '--no-color'],
+    ]) {
+      let out = '';
+      const io: Io = {
+        out: (t) => (out += t),
+        err: () => undefined,
+        interactive: false,
+        colour: pc.createColors(true),
+      };
+      expect(await main(args, io)).toBe(0);
+      expect(out).toMatch(/its\s+terminates/);
+      expect(out).not.toContain('\u001b[');
+    }
   });
 });

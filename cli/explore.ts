@@ -171,6 +171,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
     const hasExpect = rows.some((r) => r.expected !== null);
     io.out(
       table(
+        io.colour,
         [
           'mechanism',
           'verdict',
@@ -182,7 +183,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
         ],
         rows.map((r) => [
           r.mechanism,
-          colourVerdict(verdictText(r.result)),
+          colourVerdict(io.colour, verdictText(r.result)),
           thousands(r.result.states),
           thousands(r.result.transitions),
           String(r.result.depth),

@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
 import { runExplore } from './explore.ts';
-import { processIo, type Io } from './output.ts';
+import { processIo, withoutColour, type Io } from './output.ts';
 import { runParse } from './parse.ts';
 import { runReplay } from './replay.ts';
 import { VERSION } from './version.ts';
@@ -39,6 +39,11 @@ function program(io: Io, status: { code: number }): Command {
       'A model checker for GPU SIMT control flow. It runs a SASS listing on executable models of warp\n' +
         'control-flow mechanisms and explores every interleaving: does the code terminate, deadlock or\n' +
         'livelock, and where do the lanes reconverge?',
+    )
+    // Taken out of argv by `main` before parsing, so it works before or after the subcommand.
+    .option(
+      '--no-color',
+      'plain output without colours (also NO_COLOR=1; FORCE_COLOR=1 forces them)',
     )
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
@@ -168,8 +173,13 @@ function program(io: Io, status: { code: number }): Command {
 /** Runs the CLI on `argv` (without node and script) and returns the exit status. */
 export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
   const status = { code: 0 };
+  const plain = argv.includes('--no-color');
+  if (plain) io = withoutColour(io);
   try {
-    await program(io, status).parseAsync([...argv], { from: 'user' });
+    await program(io, status).parseAsync(
+      argv.filter((a) => a !== '--no-color'),
+      { from: 'user' },
+    );
     return status.code;
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;

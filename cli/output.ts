@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import pc from 'picocolors';
+
+/** picocolors' styling functions. */
+export type Colors = ReturnType<typeof pc.createColors>;
 import type { Diagnostic } from '../model/isa/program.ts';
 import { formatDiagnostic } from '../model/isa/program.ts';
 
@@ -9,13 +12,33 @@ export interface Io {
   err(text: string): void;
   /** True when stderr is a terminal (progress lines are redrawn in place). */
   readonly interactive: boolean;
+  /** Styling for human-readable output; identity functions when colour is off. */
+  readonly colour: Colors;
+}
+
+/**
+ * Colour only when a person is reading: stdout is a terminal (and TERM is not `dumb`),
+ * unless `NO_COLOR` is set (https://no-color.org) or `FORCE_COLOR` asks for it. Unlike
+ * picocolors' own default, being in CI does not turn colour on for piped output.
+ */
+export function colourWanted(env: NodeJS.ProcessEnv, isTty: boolean): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  return isTty && env.TERM !== 'dumb';
 }
 
 export const processIo: Io = {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   interactive: Boolean(process.stderr.isTTY),
+  colour: pc.createColors(colourWanted(process.env, Boolean(process.stdout.isTTY))),
 };
+
+/** The same Io with colour switched off (`--no-color`). */
+export const withoutColour = (io: Io): Io => ({ ...io, colour: pc.createColors(false) });
+
+/** Plain colours, for tests and machine output. */
+export const noColour: Colors = pc.createColors(false);
 
 /** Prints diagnostics one per line (`file:line:col: message`) and returns exit status 2. */
 export function reportDiagnostics(io: Io, ds: readonly Diagnostic[]): number {
@@ -25,6 +48,7 @@ export function reportDiagnostics(io: Io, ds: readonly Diagnostic[]): number {
 
 /** A plain text table: columns padded to their widest cell; numbers right-aligned. */
 export function table(
+  c: Colors,
   columns: readonly string[],
   rows: readonly (readonly string[])[],
   indent = '',
@@ -46,17 +70,17 @@ export function table(
       })
       .join('  ')
       .trimEnd();
-  return [line(columns.map((c) => pc.bold(c))), ...rows.map(line)].join('\n') + '\n';
+  return [line(columns.map((h) => c.bold(h))), ...rows.map(line)].join('\n') + '\n';
 }
 
 // eslint-disable-next-line no-control-regex
 const visible = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, '');
 
 /** Colours a verdict: green terminates, red failures, yellow bounds and unsupported. */
-export function colourVerdict(v: string): string {
-  if (v.startsWith('terminates')) return pc.green(v);
-  if (v.startsWith('bound-reached') || v.startsWith('unsupported')) return pc.yellow(v);
-  return pc.red(v);
+export function colourVerdict(c: Colors, v: string): string {
+  if (v.startsWith('terminates')) return c.green(v);
+  if (v.startsWith('bound-reached') || v.startsWith('unsupported')) return c.yellow(v);
+  return c.red(v);
 }
 
 export const thousands = (n: number): string => n.toLocaleString('en-US');

@@ -54,6 +54,7 @@ export function runParse(a: ParseArgs, io: Io): number {
     io.out(`function ${f.name}: ${f.instructions} instructions, ${f.blocks.length} blocks\n`);
     io.out(
       table(
+        io.colour,
         ['block', 'from', 'to', 'successors', 'reachable'],
         f.blocks.map((b) => [
           `B${b.id}`,
@@ -69,6 +70,7 @@ export function runParse(a: ParseArgs, io: Io): number {
       io.out(`  branches and their immediate post-dominators:\n`);
       io.out(
         table(
+          io.colour,
           ['branch', 'line', 'ipdom'],
           f.branches.map((b) => [b.pc, String(b.line ?? ''), b.ipdom]),
           '    ',

@@ -1,4 +1,3 @@
-import pc from 'picocolors';
 import type { StateView } from '../model/mechanisms/mechanism.ts';
 import { readScenario } from '../model/scenario/files.ts';
 import { replay } from '../model/scenario/replay.ts';
@@ -63,44 +62,44 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   const opts = Object.entries(m.machine.options)
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
-  io.out(`${pc.bold(s.value.name)}\n`);
+  io.out(`${io.colour.bold(s.value.name)}\n`);
   if (s.value.source) io.out(`source: ${s.value.source}\n`);
   io.out(
     `mechanism: ${s.value.mechanism}${opts ? ` (${opts})` : ''}; ${launch.warps} warp(s) of ${launch.warpSize} lanes; masks are written lane ${launch.warpSize - 1} first\n`,
   );
   if (!a.quiet) {
-    io.out(`\n${pc.dim('initial state')}\n`);
+    io.out(`\n${io.colour.dim('initial state')}\n`);
     printViews(io, run.initial);
     const loop = s.value.loop ?? null;
     for (const st of run.steps) {
       if (loop !== null && st.step === loop + 1)
         io.out(
-          `\n${pc.cyan(`-- cycle starts here (returns to the state after step ${loop}) --`)}\n`,
+          `\n${io.colour.cyan(`-- cycle starts here (returns to the state after step ${loop}) --`)}\n`,
         );
-      const alt = st.alternative ? pc.dim(`  [${st.alternative}]`) : '';
+      const alt = st.alternative ? io.colour.dim(`  [${st.alternative}]`) : '';
       io.out(
-        `\n${pc.bold(`#${st.step}`)}  warp ${st.warp}  ${st.pc}  ${st.mask}  ${st.instruction}${alt}${st.choices > 1 ? pc.dim(`  (choice ${st.choice} of ${st.choices})`) : ''}\n`,
+        `\n${io.colour.bold(`#${st.step}`)}  warp ${st.warp}  ${st.pc}  ${st.mask}  ${st.instruction}${alt}${st.choices > 1 ? io.colour.dim(`  (choice ${st.choice} of ${st.choices})`) : ''}\n`,
       );
-      if (st.stop) io.out(`   ${colourVerdict(st.stop.verdict)}: ${st.stop.message}\n`);
+      if (st.stop) io.out(`   ${colourVerdict(io.colour, st.stop.verdict)}: ${st.stop.message}\n`);
       else printViews(io, st.views);
     }
   }
   io.out(
-    `\nverdict: ${colourVerdict(run.kind ? `${run.verdict} (${run.kind})` : run.verdict)} — ${run.message}\n`,
+    `\nverdict: ${colourVerdict(io.colour, run.kind ? `${run.verdict} (${run.kind})` : run.verdict)} — ${run.message}\n`,
   );
   const exp = s.value.expect;
   io.out(
-    `expected: ${exp.verdict}${exp.kind ? ` (${exp.kind})` : ''} — ${ok ? pc.green('matches') : pc.red('does NOT match')}\n`,
+    `expected: ${exp.verdict}${exp.kind ? ` (${exp.kind})` : ''} — ${ok ? io.colour.green('matches') : io.colour.red('does NOT match')}\n`,
   );
-  for (const mm of run.mismatches) io.out(`  ${pc.red('mismatch')}: ${mm}\n`);
+  for (const mm of run.mismatches) io.out(`  ${io.colour.red('mismatch')}: ${mm}\n`);
   return ok ? 0 : 1;
 }
 
 function printViews(io: Io, views: readonly StateView[]): void {
   views.forEach((v, w) => {
     for (const t of v.tables) {
-      io.out(`   ${views.length > 1 ? `warp ${w} ` : ''}${pc.dim(t.title)}\n`);
-      io.out(table(t.columns, t.rows, '     '));
+      io.out(`   ${views.length > 1 ? `warp ${w} ` : ''}${io.colour.dim(t.title)}\n`);
+      io.out(table(io.colour, t.columns, t.rows, '     '));
     }
   });
 }
