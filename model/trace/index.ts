@@ -24,3 +24,21 @@ export {
   type SyncPoint,
   type UncertainPoint,
 } from './lanePaths.ts';
+export { traceProgram, type TraceProgram } from './traceReplayProgram.ts';
+export {
+  replayTrace,
+  traceSetup,
+  type ReplayEnd,
+  type ReplayOptions,
+  type ReplayResult,
+  type TraceSetup,
+  type WarpIssue,
+} from './traceReplay.ts';
+export {
+  discrepancy,
+  firstDifference,
+  levenshtein,
+  sideBySide,
+  type Discrepancy,
+  type SideBySideRow,
+} from './discrepancy.ts';
