@@ -1,0 +1,183 @@
+import { operandsOf } from '../isa/operands.ts';
+import type { Machine, MachineState, Stop } from '../machine/machine.ts';
+import { popcount } from '../lanes/execute.ts';
+import { latencyClassOf, type Latencies, DEFAULT_LATENCIES } from './latency.ts';
+import { hazard, keysOf, reserve, retire, type Board, type ScoreboardKind } from './scoreboard.ts';
+import { warpOrder, type SchedulerKind } from './scheduler.ts';
+
+/**
+ * The issue core (SEMANTICS §4): the warps of one block on one SM, each with its control-flow
+ * mechanism (the functional `Machine`), a scheduler that offers the issue slot(s) to warps every
+ * cycle, latencies, and a scoreboard per warp. Timing only decides *when* a warp's next
+ * instruction issues; what it does is the machine's step, so every timed run is an untimed run of
+ * the same machine (the safety property of `core.test.ts` checks it by replaying the schedule).
+ *
+ * The state is immutable, like the machine's: `stepCycle` returns a new state.
+ */
+export interface CoreConfig {
+  readonly scheduler: SchedulerKind;
+  readonly scoreboard: ScoreboardKind;
+  readonly latencies: Latencies;
+  /** Instructions issued per cycle, from different warps (default 1). */
+  readonly issueWidth: number;
+}
+
+export const DEFAULT_CORE: CoreConfig = {
+  scheduler: 'lrr',
+  scoreboard: 'warp',
+  latencies: DEFAULT_LATENCIES,
+  issueWidth: 1,
+};
+
+/** Counters, all exact integers. */
+export interface CoreCounters {
+  readonly cycles: number;
+  readonly issued: number;
+  /** Sum over issued instructions of their active lanes (for SIMD efficiency). */
+  readonly activeLanes: number;
+  /** Cycles in which no instruction issued. */
+  readonly idle: number;
+  /** Offers of the issue slot a warp declined because its next instruction had a hazard. */
+  readonly stalls: number;
+  /** Stalls of the `warp` scoreboard that the `mask` scoreboard would not have made. */
+  readonly falseStalls: number;
+}
+
+export interface CoreState {
+  readonly machine: MachineState;
+  readonly cycle: number;
+  readonly boards: readonly Board[];
+  /** The warp that issued last (-1 before the first issue). */
+  readonly last: number;
+  readonly counters: CoreCounters;
+  /** Machine schedule so far: per issue, the warp and the index into `machine.successors`. */
+  readonly schedule: readonly number[];
+}
+
+/** One issue in a cycle, for replay views. */
+export interface IssueRecord {
+  readonly cycle: number;
+  readonly warp: number;
+  readonly pc: number;
+  readonly mask: number;
+  readonly latency: number;
+}
+
+export type CycleResult =
+  | { readonly kind: 'running'; readonly state: CoreState; readonly issued: readonly IssueRecord[] }
+  | { readonly kind: 'terminated'; readonly state: CoreState }
+  | { readonly kind: 'blocked'; readonly state: CoreState }
+  | { readonly kind: 'stop'; readonly state: CoreState; readonly stop: Stop };
+
+export interface Core {
+  readonly machine: Machine;
+  readonly config: CoreConfig;
+  initial(): CoreState;
+  /** One cycle: retire writes, offer the slot(s) in scheduler order, issue what has no hazard. */
+  stepCycle(s: CoreState): CycleResult;
+}
+
+export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE): Core {
+  const ops = machine.ops;
+  // Per PC: scoreboard keys and latency, computed once.
+  const info = ops.map((op, pc) => {
+    const { touched, written } = keysOf(operandsOf(op));
+    const cls = latencyClassOf(op, machine.program.instructions[pc]?.opcode ?? '');
+    return { touched, written, latency: config.latencies[cls] };
+  });
+  const warps = machine.launch.warps;
+
+  function stepCycle(s: CoreState): CycleResult {
+    const status = machine.status(s.machine);
+    if (status === 'terminated') return { kind: 'terminated', state: s };
+    if (status === 'blocked') return { kind: 'blocked', state: s };
+    const cycle = s.cycle;
+    let boards = s.boards.map((b) => retire(b, cycle));
+    let ms = s.machine;
+    let last = s.last;
+    let { issued, activeLanes, idle, stalls, falseStalls } = s.counters;
+    const schedule = [...s.schedule];
+    const records: IssueRecord[] = [];
+    for (const k of warpOrder(config.scheduler, warps, s.last)) {
+      if (records.length >= config.issueWidth) break;
+      const ws = ms.warps[k]!;
+      const steps = machine.warpSteps(k, ws, ms.memory);
+      if (!steps.enabled) continue;
+      // The first candidate without a hazard issues (the mechanism's own order of candidates;
+      // free-choice mechanisms offer several, and the core takes the first that is ready).
+      let chosen = -1;
+      let stalledHere = false;
+      for (let i = 0; i < steps.steps.length; i++) {
+        const st = steps.steps[i]!;
+        if (i > 0 && steps.steps[i - 1]!.group === st.group) continue;
+        const h = hazard(boards[k]!, info[st.issue.pc]!.touched, st.issue.mask);
+        const waits = config.scoreboard === 'warp' ? h.warp : h.mask;
+        if (waits) {
+          stalledHere = true;
+          if (h.warp && !h.mask) falseStalls++;
+          continue;
+        }
+        chosen = i;
+        break;
+      }
+      if (chosen < 0) {
+        if (stalledHere) stalls++;
+        continue;
+      }
+      const st = steps.steps[chosen]!;
+      // Index of this step in machine.successors(ms): warps before k contribute their steps first.
+      let index = chosen;
+      for (let j = 0; j < k; j++)
+        index += machine.warpSteps(j, ms.warps[j]!, ms.memory).steps.length;
+      schedule.push(index);
+      if (st.stop) {
+        return {
+          kind: 'stop',
+          state: {
+            ...s,
+            machine: ms,
+            boards,
+            schedule,
+            counters: { ...s.counters, cycles: cycle + 1 },
+          },
+          stop: st.stop,
+        };
+      }
+      const lat = info[st.issue.pc]!.latency;
+      boards = boards.map((b, j) =>
+        j === k ? reserve(b, info[st.issue.pc]!.written, st.issue.mask, cycle + lat) : b,
+      );
+      const nextWarps = ms.warps.slice();
+      nextWarps[k] = st.warp!;
+      ms = { ...ms, warps: nextWarps, memory: st.memory! };
+      issued++;
+      activeLanes += popcount(st.issue.mask);
+      last = k;
+      records.push({ cycle, warp: k, pc: st.issue.pc, mask: st.issue.mask, latency: lat });
+    }
+    if (records.length === 0) idle++;
+    const state: CoreState = {
+      machine: ms,
+      cycle: cycle + 1,
+      boards,
+      last,
+      schedule,
+      counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
+    };
+    return { kind: 'running', state, issued: records };
+  }
+
+  return {
+    machine,
+    config,
+    initial: () => ({
+      machine: machine.initial(),
+      cycle: 0,
+      boards: Array.from({ length: warps }, () => []),
+      last: -1,
+      schedule: [],
+      counters: { cycles: 0, issued: 0, activeLanes: 0, idle: 0, stalls: 0, falseStalls: 0 },
+    }),
+    stepCycle,
+  };
+}

@@ -1,0 +1,5 @@
+export * from './core.ts';
+export * from './latency.ts';
+export * from './scheduler.ts';
+export * from './scoreboard.ts';
+export * from './simulate.ts';
