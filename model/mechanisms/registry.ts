@@ -2,9 +2,27 @@ import { hanoiFactory } from './hanoi.ts';
 import { itsFactory } from './its.ts';
 import type { MechanismFactory } from './mechanism.ts';
 import { simtStackFactory } from './simtStack.ts';
+import { tokenStackFactory } from './tokenStack.ts';
+import { mpIpdomFactory } from './mpIpdom.ts';
+import { dfsMinPcFactory } from './dfsMinPc.ts';
+import { gcnFactory } from './gcn.ts';
+import { bfsFactory } from './bfs.ts';
+import { sortedFactory } from './sorted.ts';
+import { opcodeConvergentFactory } from './opcodeConvergent.ts';
 
 /** Every registered mechanism, in the order the CLI lists them. */
-export const MECHANISMS: readonly MechanismFactory[] = [itsFactory, simtStackFactory, hanoiFactory];
+export const MECHANISMS: readonly MechanismFactory[] = [
+  itsFactory,
+  simtStackFactory,
+  hanoiFactory,
+  mpIpdomFactory,
+  dfsMinPcFactory,
+  gcnFactory,
+  bfsFactory,
+  sortedFactory,
+  tokenStackFactory,
+  opcodeConvergentFactory,
+];
 
 export function findMechanism(id: string): MechanismFactory | undefined {
   return MECHANISMS.find((m) => m.id === id);
