@@ -1,0 +1,88 @@
+import type { Mechanism, MechanismContext, MechanismFactory } from './mechanism.ts';
+import {
+  PATH_LIST_OPTIONS,
+  createPathList,
+  mergePaths,
+  pathListOptions,
+  pathsAfter,
+  samePlace,
+  type Entry,
+  type Path,
+  type PathListOptions,
+  type PathListState,
+} from './pathList.ts';
+
+/**
+ * `dfs-minpc` — depth-first traversal with the path list kept as a stack, smallest PC first (seed
+ * 001 §2.1, Fig. 1b; SEMANTICS §3.5). `list[0]` is the top of the stack.
+ *
+ * - Divergence: the new paths other than the one with the smallest PC are pushed, highest PC first,
+ *   and the smallest runs: "for a divergent forward branch, the path of the branch target is pushed
+ *   onto the stack, and execution continues on the next instruction. For a divergent backward
+ *   branch, the path of the next instruction is pushed onto the stack, and execution continues at
+ *   the branch target."
+ * - A push onto a top with the same (PC, call depth) merges with it ("convergence consists in
+ *   merging ... two paths of the list, when they have the same PC"): in Fig. 1b the D paths of
+ *   thread 1 and threads 2–3 are one entry by the time C jumps to E, so D runs once.
+ * - "When the PC is equal to the top of the stack PC, the latter is popped and merged with the
+ *   active path." "If the target is greater, the top of the stack is swapped with the active path"
+ *   — checked after every step rather than only after uniform forward branches: within one function
+ *   a fall-through cannot pass the top's PC without first equalling it, so the two agree; after a
+ *   CALL or RET the smallest PC still wins, whatever the depth (§2.4: "the minimum PC ... is unable
+ *   to arbitrate between threads running different functions").
+ *
+ * Invariant after every step (intra-function code): the active PC is at most the top's PC.
+ */
+function push(list: Entry[], p: Path): void {
+  const top = list[0];
+  if (top && top.kind === 'path' && samePlace(top, p)) list[0] = mergePaths(top, p);
+  else list.unshift(p);
+}
+
+/** Merge with, or swap with, the top until the active path has the smallest PC (§2.1). */
+function settle(active: Path | null, list: Entry[]): PathListState {
+  let a = active;
+  if (!a) {
+    const next = list.shift();
+    a = next && next.kind === 'path' ? next : null;
+  }
+  while (a) {
+    const top = list[0];
+    if (!top || top.kind !== 'path') break;
+    if (samePlace(top, a)) {
+      a = mergePaths(a, top);
+      list.shift();
+    } else if (a.pc > top.pc) {
+      list[0] = a;
+      a = top;
+    } else break;
+  }
+  return { active: a, list };
+}
+
+export function createDfsMinPc(
+  ctx: MechanismContext,
+  opts: PathListOptions,
+): Mechanism<PathListState> {
+  return createPathList(ctx, opts, {
+    id: 'dfs-minpc',
+    title: 'Path stack (top first)',
+    nativeStackOps: new Set(),
+    step(s, _issue, outcome) {
+      const fresh = s.active ? pathsAfter(s.active, outcome) : [];
+      const list = s.list.slice();
+      // Ascending PC: fresh[0] runs, the others are pushed highest PC first.
+      for (let i = fresh.length - 1; i >= 1; i--) push(list, fresh[i]!);
+      return { kind: 'ok', state: settle(fresh[0] ?? null, list) };
+    },
+  });
+}
+
+export const dfsMinPcFactory: MechanismFactory = {
+  id: 'dfs-minpc',
+  summary:
+    'path list as a stack, depth-first, smallest PC first: push the other path at a divergence, swap on a jump past the top, merge on equal PC',
+  source: 'seed 001 §2.1, Fig. 1b; SEMANTICS §3.5',
+  options: PATH_LIST_OPTIONS,
+  create: (ctx, o) => createDfsMinPc(ctx, pathListOptions(o)) as Mechanism<unknown>,
+};
