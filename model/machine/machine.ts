@@ -1,7 +1,7 @@
 import type { Op } from '../isa/op.ts';
 import type { Program } from '../isa/program.ts';
 import { execContext, type ExecContext, type LaneOptions } from '../lanes/execContext.ts';
-import { execute, predTrue } from '../lanes/execute.ts';
+import { execute, predTrue, type Group, type Outcome } from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
@@ -209,6 +209,156 @@ export function createMachine(spec: MachineSpec): Machine {
     stop: Stop,
   ): WarpStep => ({ issue, group, choice, unknownChoice, warp: null, memory: null, stop });
 
+  /**
+   * A merged issue (`Issue.merged`, seed 002 §4.5, `opcode-convergent`): `issue.pc` runs for
+   * `issue.mask`, then `merged.pc` for `merged.mask` on the lanes and memory that result; the
+   * reference takes the two halves in turn (each half is checked for refinement), and the
+   * mechanism sees one outcome: groups united by PC, exits united. Only data instructions merge:
+   * an event from either half ends the run `unsupported`. Kept apart from `stepsOf` so that
+   * ordinary issues take the same path as before.
+   */
+  const mergedSteps = (
+    w: number,
+    warp: WarpState,
+    mem: Memory,
+    issue: Issue,
+    g: number,
+    out: WarpStep[],
+  ): void => {
+    const halves: readonly Issue[] = [{ pc: issue.pc, mask: issue.mask }, issue.merged!];
+    for (const h of halves)
+      if (!(h.pc >= 0 && h.pc < n) || policyAt[h.pc] === 'reject') {
+        out.push(
+          stopStep(issue, g, null, false, {
+            verdict: 'unsupported',
+            message: `merged issue at pc ${h.pc}: outside the program or rejected by ${mech.id}`,
+          }),
+        );
+        return;
+      }
+    interface Half {
+      readonly data: LaneData;
+      readonly memory: Memory;
+      readonly groups: readonly Group[];
+      readonly exited: number;
+      readonly choice: string | null;
+      readonly unknown: boolean;
+      readonly ref: ItsState | undefined;
+    }
+    let partial: Half[] = [
+      {
+        data: warp.data,
+        memory: mem,
+        groups: [],
+        exited: 0,
+        choice: null,
+        unknown: false,
+        ref: warp.ref,
+      },
+    ];
+    for (const h of halves) {
+      const next: Half[] = [];
+      for (const p of partial) {
+        const gap = refMech && p.ref ? refinementGap(p.ref, h, fmtPc) : null;
+        if (gap !== null) {
+          out.push(
+            stopStep(issue, g, p.choice, p.unknown, {
+              verdict: 'violation',
+              property: 'refines-its',
+              message: gap,
+            }),
+          );
+          continue;
+        }
+        const rs = execute(ctx, opAt[h.pc]!, h.pc, w, p.data, p.memory, h.mask);
+        for (const r of rs) {
+          if (r.kind === 'stop') {
+            out.push(
+              stopStep(issue, g, p.choice, p.unknown, { verdict: r.verdict, message: r.message }),
+            );
+            continue;
+          }
+          if (r.outcome.event.kind !== 'none') {
+            out.push(
+              stopStep(issue, g, p.choice, p.unknown, {
+                verdict: 'unsupported',
+                message: `merged issue at pc ${h.pc}: only data instructions can be merged`,
+              }),
+            );
+            continue;
+          }
+          let ref = p.ref;
+          if (refMech && ref) {
+            const radv = refMech.advance(ref, h, r.outcome, r.data.exited);
+            if (radv.kind === 'stop') {
+              out.push(
+                stopStep(issue, g, p.choice, p.unknown, {
+                  verdict: radv.verdict,
+                  message: `in the reference: ${radv.message}`,
+                }),
+              );
+              continue;
+            }
+            ref = radv.state;
+          }
+          const choice =
+            r.choice === null
+              ? p.choice
+              : p.choice === null
+                ? r.choice
+                : `${p.choice}; ${r.choice}`;
+          next.push({
+            data: r.data,
+            memory: r.memory,
+            groups: [...p.groups, ...r.outcome.groups],
+            exited: (p.exited | r.outcome.exited) >>> 0,
+            choice,
+            unknown:
+              p.unknown || (rs.length > 1 && r.choice !== null && r.choice.startsWith('unknown')),
+            ref,
+          });
+        }
+      }
+      partial = next;
+    }
+    for (const p of partial) {
+      // One group per distinct PC, ascending (the Outcome contract).
+      const byPc = new Map<number, number>();
+      for (const gr of p.groups) byPc.set(gr.pc, ((byPc.get(gr.pc) ?? 0) | gr.mask) >>> 0);
+      const outcome: Outcome = {
+        groups: [...byPc].sort((a, b) => a[0] - b[0]).map(([pc, mask]) => ({ pc, mask })),
+        exited: p.exited,
+        event: NO_EVENT,
+      };
+      const adv = mech.advance(warp.mech, issue, outcome, p.data.exited);
+      if (adv.kind === 'stop') {
+        out.push(
+          stopStep(
+            issue,
+            g,
+            p.choice,
+            p.unknown,
+            adv.property
+              ? { verdict: adv.verdict, property: adv.property, message: adv.message }
+              : { verdict: adv.verdict, message: adv.message },
+          ),
+        );
+        continue;
+      }
+      out.push({
+        issue,
+        group: g,
+        choice: p.choice,
+        unknownChoice: p.unknown,
+        warp: p.ref
+          ? { mech: adv.state, data: p.data, ref: p.ref }
+          : { mech: adv.state, data: p.data },
+        memory: p.memory,
+        stop: null,
+      });
+    }
+  };
+
   /** The steps of warp `w` (state `warp`, memory `mem`) issuing each of `issues`, in order. */
   const stepsOf = (
     w: number,
@@ -219,6 +369,10 @@ export function createMachine(spec: MachineSpec): Machine {
   ): void => {
     for (let g = 0; g < issues.length; g++) {
       const issue = issues[g]!;
+      if (issue.merged !== undefined) {
+        mergedSteps(w, warp, mem, issue, g, out);
+        continue;
+      }
       const pc = issue.pc;
       if (!(pc >= 0 && pc < n)) {
         out.push(

@@ -7,6 +7,13 @@ import type { KeyWriter } from '../machine/key.ts';
 export interface Issue {
   readonly pc: number;
   readonly mask: number;
+  /**
+   * A merged issue (seed 002 §4.5, `opcode-convergent`): the same opcode issued once for a second
+   * lane group at another PC, each lane executing its own path's instruction (its own operands).
+   * The machine runs `pc` for `mask`, then `merged.pc` for `merged.mask`, and hands the mechanism
+   * one outcome for both. Only mechanisms that merge set it; the masks are disjoint.
+   */
+  readonly merged?: { readonly pc: number; readonly mask: number };
 }
 
 /**

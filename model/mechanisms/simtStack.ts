@@ -88,6 +88,36 @@ function settle(s: StackEntry[]): StackEntry[] {
   return s;
 }
 
+/**
+ * SEMANTICS §2 `check` for WARPSYNC on a mechanism that cannot wait: every named live lane must be
+ * active. Returns the stop, or null when the outcome is not a WARPSYNC or the check holds. Shared
+ * with `opcode-convergent`, whose stack cannot wait either.
+ */
+export function warpsyncCheck(
+  full: number,
+  issue: Issue,
+  outcome: Outcome,
+  exited: number,
+): Extract<Advance<never>, { kind: 'stop' }> | null {
+  const ev = outcome.event;
+  if (ev.kind !== 'warpsync') return null;
+  if (ev.named === null)
+    return {
+      kind: 'stop',
+      verdict: 'undefined-behavior',
+      message: `WARPSYNC at ${issue.pc}: active lanes name different masks`,
+    };
+  const missing = (ev.named & ~exited & ~issue.mask & full) >>> 0;
+  if (missing !== 0)
+    return {
+      kind: 'stop',
+      verdict: 'violation',
+      property: 'warpsync-check',
+      message: `WARPSYNC names lanes 0x${missing.toString(16)} that are live but not active here: the SIMT stack cannot wait for them`,
+    };
+  return null;
+}
+
 export function createSimtStack(
   ctx: MechanismContext,
   opts: SimtStackOptions,
@@ -108,23 +138,8 @@ export function createSimtStack(
     },
     advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<SimtStackState> {
       const ev = outcome.event;
-      if (ev.kind === 'warpsync') {
-        // SEMANTICS §2 `check`: a stack cannot wait, so every named live lane must be active.
-        if (ev.named === null)
-          return {
-            kind: 'stop',
-            verdict: 'undefined-behavior',
-            message: `WARPSYNC at ${issue.pc}: active lanes name different masks`,
-          };
-        const missing = (ev.named & ~exited & ~issue.mask & ctx.full) >>> 0;
-        if (missing !== 0)
-          return {
-            kind: 'stop',
-            verdict: 'violation',
-            property: 'warpsync-check',
-            message: `WARPSYNC names lanes 0x${missing.toString(16)} that are live but not active here: the SIMT stack cannot wait for them`,
-          };
-      }
+      const check = warpsyncCheck(ctx.full, issue, outcome, exited);
+      if (check) return check;
       // Exited lanes leave every entry (SEMANTICS §3.2).
       let st = without(s, outcome.exited | exited);
       const top = st[st.length - 1];

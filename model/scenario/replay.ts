@@ -73,6 +73,12 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
     }
     const t = succ[c]!;
     const ins = machine.program.instructions[t.issue.pc]!;
+    // A merged issue (`Issue.merged`, opcode-convergent) prints as `pc ∩ pc2` with the union mask.
+    const merged = t.issue.merged;
+    const printed = (i: typeof ins) =>
+      printInstruction(i, fmt.pc)
+        .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
+        .trim();
     if (t.next) {
       state = t.next;
       keys.push(machine.key(state));
@@ -83,12 +89,12 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
       choice: c,
       choices: succ.length,
       warp: t.warp,
-      pc: fmt.pc(t.issue.pc),
-      mask: fmt.mask(t.issue.mask),
-      issueMask: t.issue.mask,
-      instruction: printInstruction(ins, fmt.pc)
-        .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
-        .trim(),
+      pc: merged ? `${fmt.pc(t.issue.pc)} ∩ ${fmt.pc(merged.pc)}` : fmt.pc(t.issue.pc),
+      mask: fmt.mask(merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask),
+      issueMask: merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask,
+      instruction: merged
+        ? `${printed(ins)} ∩ ${printed(machine.program.instructions[merged.pc]!)}`
+        : printed(ins),
       alternative: t.choice,
       views: views(state),
       stop: t.stop,
