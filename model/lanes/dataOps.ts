@@ -32,8 +32,10 @@ export function evalDataOp(
   switch (op.kind) {
     case 'nop':
     case 'call-external':
-    case 'stack-op':
       return [done(d, mem, pc, active, NONE)];
+    case 'stack-op':
+      // The mechanism that gives it meaning needs the participating lanes (`@P0 BRK`, seed 003).
+      return [done(d, mem, pc, active, { kind: 'barrier', mask: sure, value: null })];
     case 'yield':
       return [done(d, mem, pc, active, { kind: 'yield' })];
     case 'warpsync': {

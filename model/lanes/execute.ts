@@ -193,13 +193,14 @@ function resolvePredicates(
   return { ...d, preds, predsUnknown: unknown };
 }
 
-/** Barrier instructions: an unknown guard on them is a choice too (SEMANTICS §5). */
+/** Barrier and stack instructions (BRK): an unknown guard on them is a choice too (SEMANTICS §5). */
 const isBarrier = (op: Op): boolean =>
   op.kind === 'bssy' ||
   op.kind === 'bsync' ||
   op.kind === 'bmov-from-barrier' ||
   op.kind === 'bmov-to-barrier' ||
-  op.kind === 'warpsync';
+  op.kind === 'warpsync' ||
+  op.kind === 'stack-op';
 
 const isControl = (op: Op): boolean => {
   switch (op.kind) {

@@ -454,8 +454,10 @@ export function createMachine(spec: MachineSpec): Machine {
             );
             continue;
           }
-          // The reference sees a foreign instruction as the mechanism treats it (SEMANTICS §6).
-          const seen = policyAt[pc] === 'native' ? r.outcome : { ...r.outcome, event: NO_EVENT };
+          // The reference sees a foreign instruction as the mechanism treats it (SEMANTICS §6), and
+          // lanes moved by the mechanism's own stack instructions where it moved them (token-stack).
+          const moved = mech.refOutcome ? mech.refOutcome(adv.state, issue, r.outcome) : r.outcome;
+          const seen = policyAt[pc] === 'native' ? moved : { ...moved, event: NO_EVENT };
           const radv = refMech.advance(ref, issue, seen, r.data.exited);
           if (radv.kind === 'stop') {
             out.push(

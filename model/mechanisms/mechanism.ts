@@ -95,6 +95,13 @@ export interface Mechanism<S> {
    * writes to Rd (seed 000 §V-E). The machine executes that BMOV as a move of this value.
    */
   barrierValue?(state: S, barrier: number): number;
+  /**
+   * Optional, for mechanisms whose own instructions move lanes (the Fermi token stack's `.S`/SYNC
+   * pops and BRK/CONT unwinding, SEMANTICS §3.3): `outcome` as the reference (`its`) must see it,
+   * given the state `next` that `advance` returned — each issued lane's group is the PC at which
+   * the mechanism will run it next. Without it the reference sees the lanes' own outcome.
+   */
+  refOutcome?(next: S, issue: Issue, outcome: Outcome): Outcome;
 }
 
 /** An option a mechanism accepts: name, allowed values, default, and where the choice comes from. */
