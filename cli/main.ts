@@ -4,6 +4,8 @@ import { runExplore } from './explore.ts';
 import { processIo, withoutColour, type Io } from './output.ts';
 import { runParse } from './parse.ts';
 import { runReplay } from './replay.ts';
+import { runSimulate } from './simulate.ts';
+import { runValidate } from './validate.ts';
 import { VERSION } from './version.ts';
 
 const positiveInt = (name: string) => (v: string) => {
@@ -154,6 +156,85 @@ function program(io: Io, status: { code: number }): Command {
     });
 
   cmd
+    .command('simulate')
+    .description(
+      'run a listing on the issue core (SEMANTICS §4): warps with their mechanism, a warp scheduler,\n' +
+        'latencies and a scoreboard; print cycles, IPC, SIMD efficiency (mean active lanes / W), idle\n' +
+        'issue cycles and stalls (false stalls: the per-warp scoreboard waiting on lanes not issued)',
+    )
+    .argument('<file>', 'SASS listing (as for explore)')
+    .option('-m, --mechanism <list>', "comma-separated mechanisms, or 'all'", 'simt-stack')
+    .option(
+      '--scheduler <list>',
+      "lrr (loose round robin), gto (greedy-then-oldest), or 'all'",
+      'lrr',
+    )
+    .option(
+      '--scoreboard <list>',
+      "warp (per-warp register set, GPGPU-Sim), mask (per-register lane mask, seed 004), or 'all'",
+      'warp',
+    )
+    .option(
+      '--latency <list>',
+      'latencies in cycles, e.g. global=400,alu=6 (classes alu, sfu, shared, global = mem; defaults alu=4 sfu=20 shared=30 global=200)',
+      '',
+    )
+    .option(
+      '--issue-width <N>',
+      'instructions issued per cycle (from different warps)',
+      positiveInt('--issue-width'),
+      1,
+    )
+    .option(
+      '-w, --warp-size <W>',
+      'lanes per warp (default: the header, else 4)',
+      positiveInt('--warp-size'),
+    )
+    .option(
+      '-k, --warps <K>',
+      'warps in the block (default: the header, else 1)',
+      positiveInt('--warps'),
+    )
+    .option('--max-cycles <N>', 'cycle budget per run', positiveInt('--max-cycles'), 1_000_000)
+    .option('--timeout <S>', 'time budget in seconds per run', positiveNumber('--timeout'), 30)
+    .addOption(
+      new Option('--atomic-order <order>', 'which lane wins an atomic race')
+        .choices(['ascending', 'descending'])
+        .default('ascending'),
+    )
+    .option('--option <mech.name=value>', 'a mechanism option, repeatable', collect, [])
+    .option('--entry <function>', 'entry function (default: the header, else the first)')
+    .option('--strict', 'reject instructions outside the modelled data subset', false)
+    .option('--json', 'print machine-readable JSON', false)
+    .addHelpText(
+      'after',
+      '\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n',
+    )
+    .action((file: string, o: Record<string, unknown>) => {
+      status.code = runSimulate(
+        {
+          file,
+          mechanism: o['mechanism'] as string,
+          ...(o['warpSize'] !== undefined ? { warpSize: o['warpSize'] as number } : {}),
+          ...(o['warps'] !== undefined ? { warps: o['warps'] as number } : {}),
+          scheduler: o['scheduler'] as string,
+          scoreboard: o['scoreboard'] as string,
+          latency: o['latency'] as string,
+          issueWidth: o['issueWidth'] as number,
+          maxCycles: o['maxCycles'] as number,
+          timeout: o['timeout'] as number,
+          json: o['json'] as boolean,
+          strict: o['strict'] as boolean,
+          refine: false,
+          atomicOrder: o['atomicOrder'] as 'ascending',
+          option: o['option'] as string[],
+          ...(o['entry'] ? { entry: o['entry'] as string } : {}),
+        },
+        io,
+      );
+    });
+
+  cmd
     .command('parse')
     .description(
       'parse a listing and print its functions, basic blocks, edges and the IPDOM of every branch',
@@ -164,6 +245,65 @@ function program(io: Io, status: { code: number }): Command {
     .action((file: string, o: Record<string, unknown>) => {
       status.code = runParse(
         { file, json: o['json'] as boolean, strict: o['strict'] as boolean },
+        io,
+      );
+    });
+
+  cmd
+    .command('validate')
+    .description(
+      'replay each mechanism on a hardware trace (Accel-Sim .traceg), every lane taking the branches it\n' +
+        'took on hardware, and measure the discrepancy of seed 000 §IX: Levenshtein distance between the\n' +
+        "mechanism's warp trace (PC + mask per issue) and the hardware's, divided by the hardware's length",
+    )
+    .argument(
+      '<trace>',
+      'Accel-Sim .traceg file (older tb/warp columns or the compact v4/v5 format)',
+    )
+    .option('-m, --mechanism <list>', "comma-separated mechanisms, or 'all'", 'all')
+    .option('--option <mech.name=value>', 'a mechanism option, repeatable', collect, [])
+    .option('--listing <file>', 'SASS listing of the kernel: check it agrees with the trace')
+    .option(
+      '--window <N>',
+      'rows either side of the first difference in the side-by-side view',
+      (v: string) => {
+        const n = Number(v);
+        if (!Number.isInteger(n) || n < 0)
+          throw new InvalidArgumentError('--window must be a non-negative integer');
+        return n;
+      },
+      6,
+    )
+    .option(
+      '--max-steps <N>',
+      'steps budget per replay (default 4 x the trace length + 1000)',
+      positiveInt('--max-steps'),
+    )
+    .addOption(
+      new Option(
+        '--choice <rule>',
+        'where a mechanism offers several issues (its): the one equal to the hardware instruction at the same index, else the first at its PC, else the first (hardware); or always the first',
+      )
+        .choices(['hardware', 'first'])
+        .default('hardware'),
+    )
+    .option('--json', 'print machine-readable JSON', false)
+    .addHelpText(
+      'after',
+      `\nThe program is rebuilt from the trace (docs/validation.md says how operands the trace lacks are\nreconstructed); masks are in the trace's convention: the lanes whose guard was true.\n\nExit status: 0 measured, 1 the --listing disagrees with the trace, 2 bad input.\n\nExample:\n  warpcheck validate ../shared/traces/accel-sim-hbf__lud_kernel-8.traceg --mechanism all\n`,
+    )
+    .action((trace: string, o: Record<string, unknown>) => {
+      status.code = runValidate(
+        {
+          trace,
+          mechanism: o['mechanism'] as string,
+          option: o['option'] as string[],
+          ...(o['listing'] ? { listing: o['listing'] as string } : {}),
+          window: o['window'] as number,
+          ...(o['maxSteps'] !== undefined ? { maxSteps: o['maxSteps'] as number } : {}),
+          choice: o['choice'] as 'hardware' | 'first',
+          json: o['json'] as boolean,
+        },
         io,
       );
     });

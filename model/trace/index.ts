@@ -26,6 +26,8 @@ export {
 } from './lanePaths.ts';
 export { traceProgram, type TraceProgram } from './traceReplayProgram.ts';
 export {
+  blockLanes,
+  launchedLanes,
   replayTrace,
   traceSetup,
   type ReplayEnd,
@@ -42,3 +44,4 @@ export {
   type Discrepancy,
   type SideBySideRow,
 } from './discrepancy.ts';
+export { listingAddresses, listingAgreement, type ListingAgreement } from './traceReplayListing.ts';

@@ -51,12 +51,37 @@ export interface TraceSetup {
   readonly visits: readonly ReadonlyMap<number, readonly number[]>[];
 }
 
-/** Builds the program, decodes it and computes IPDOMs for `warp` (`warpSize` lanes). */
+/**
+ * Lanes of a traced warp: the highest lane any mask holds, plus one (1 for a warp that shows no
+ * lane). A lane in no mask never ran a guard-true EXIT, so it was not launched (a block of fewer
+ * threads than the warp) — or it only ever ran predicated off; `blockLanes` tells from the header.
+ */
+export function launchedLanes(warp: TraceWarp): number {
+  let union = 0;
+  for (const i of warp.insts) union |= i.mask;
+  return union === 0 ? 1 : 32 - Math.clz32(union >>> 0);
+}
+
+/**
+ * Lanes of warp `warp` of a block, from the trace header's `-block dim = (x,y,z)`: the block's
+ * threads fill warps of 32 in order. Null when the header does not say.
+ */
+export function blockLanes(header: Readonly<Record<string, string>>, warp: number): number | null {
+  const m = /^\(?\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)?$/.exec(header['-block dim'] ?? '');
+  if (!m) return null;
+  const threads = Number(m[1]) * Number(m[2]) * Number(m[3]);
+  return Math.max(0, Math.min(32, threads - 32 * warp));
+}
+
+/**
+ * Builds the program, decodes it and computes IPDOMs for `warp` (`warpSize` lanes; default
+ * `launchedLanes`).
+ */
 export function traceSetup(
   warp: TraceWarp,
   options: { readonly warpSize?: number; readonly file?: string; readonly kernel?: string } = {},
 ): Result<TraceSetup> {
-  const warpSize = options.warpSize ?? 32;
+  const warpSize = options.warpSize ?? launchedLanes(warp);
   const paths = lanePaths(warp, warpSize);
   const built = traceProgram(warp, paths, options);
   if (!built.ok) return built;
