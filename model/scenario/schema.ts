@@ -76,12 +76,20 @@ export const scenarioSchema = z
     loop: int.min(0).nullable().optional(),
     expect: z
       .object({
-        verdict: z.enum(VERDICTS as unknown as [string, ...string[]]),
+        /**
+         * `incomplete`: the schedule ends while lanes still run — a law counterexample that broke
+         * in a running state (`law` says which law; the replay test re-checks it).
+         */
+        verdict: z.enum([...VERDICTS, 'incomplete'] as unknown as [string, ...string[]]),
         kind: z.enum(['blocked', 'livelock']).nullable().optional(),
         property: z.string().nullable().optional(),
         states: z.array(expectedStateSchema).optional(),
       })
       .strict(),
+    /** The law a saved counterexample breaks (`properties/laws/`), and fast-check's seed and path. */
+    law: z.string().optional(),
+    seed: int.optional(),
+    path: z.string().optional(),
     /** How a saved counterexample was found (command, seed, tool version, date). */
     found: z.record(z.string(), z.unknown()).optional(),
   })

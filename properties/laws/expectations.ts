@@ -1,0 +1,89 @@
+/**
+ * Expected failures as data (issue 4 §3): (law, mechanism, kernel class) → 'fails' with the reason
+ * and its source. Anything not declared holds — so a newly registered mechanism that breaks a law
+ * fails the tests until its expectation is declared here — and a declared failure that never shows
+ * within a run's budget is reported too ("expected failure did not occur").
+ *
+ * 'fails' means "may fail on kernels of this class, and does on some": a spin loop in a warp of
+ * one lane cannot livelock, so not every spin kernel fails.
+ */
+import type { ExpectationClass } from './types.ts';
+
+export interface Expectation {
+  readonly law: string;
+  readonly mechanism: string;
+  readonly class: ExpectationClass;
+  readonly expect: 'holds' | 'fails';
+  readonly reason: string;
+}
+
+const SPIN_NO_SWITCH =
+  'no way to switch paths before reconvergence: the lock holder waits at the reconvergence point while the others spin (seed 000 §III "SIMT-induced deadlock"; issue 4 P1)';
+
+export const EXPECTATIONS: readonly Expectation[] = [
+  {
+    law: 'termination',
+    mechanism: 'simt-stack',
+    class: 'spin',
+    expect: 'fails',
+    reason: `seed 000 §III, Fig. 3: ${SPIN_NO_SWITCH}`,
+  },
+  // Not token-stack: on plain code without SSY it runs the not-taken path — the lock holder —
+  // first and terminates (SEMANTICS §3.3); its spin failure needs code compiled with SSY.
+  ...['dfs-minpc', 'sorted', 'gcn', 'mp-ipdom', 'dual-path', 'lcp'].map(
+    (mechanism): Expectation => ({
+      law: 'termination',
+      mechanism,
+      class: 'spin',
+      expect: 'fails',
+      reason: `issue 4 P1 (seed 001 §2, seed 002 §3.10–3.11, seed 003, seed 004): ${SPIN_NO_SWITCH}`,
+    }),
+  ),
+  {
+    law: 'termination',
+    mechanism: 'opcode-convergent',
+    class: 'spin',
+    expect: 'fails',
+    reason: `seed 002 §4–5: merged code runs on a SIMT stack (SEMANTICS §3.8), so ${SPIN_NO_SWITCH}`,
+  },
+  {
+    law: 'termination',
+    mechanism: 'hanoi',
+    class: 'spin-without-yield',
+    expect: 'fails',
+    reason:
+      'seed 000 §VI-C, Fig. 7: without YIELD Hanoi runs the majority path (the spinners) until it reconverges; only YIELD swaps sibling paths',
+  },
+  {
+    law: 'trace-equivalence',
+    mechanism: 'hanoi',
+    class: 'early-exit',
+    expect: 'fails',
+    reason:
+      "an EXIT inside a region moves the branch's IPDOM to the virtual exit, so simt-stack runs one path to the end while Hanoi waits at the compiler's BSYNC (seed 000 §VI-B; found by this law)",
+  },
+  {
+    law: 'trace-equivalence',
+    mechanism: 'hanoi',
+    class: 'yield',
+    expect: 'fails',
+    reason:
+      'YIELD swaps sibling paths in Hanoi (seed 000 §VII-C) and is a no-op on the stack; compiled code has YIELD only in spin loops, the generator puts it anywhere',
+  },
+];
+
+/** The expectation of (law, mechanism) on a kernel of `classes`: the failing classes, if any. */
+export function expectedFailures(
+  law: string,
+  mechanism: string,
+  classes: ReadonlySet<ExpectationClass>,
+): readonly Expectation[] {
+  return EXPECTATIONS.filter(
+    (e) =>
+      e.law === law && e.mechanism === mechanism && e.expect === 'fails' && classes.has(e.class),
+  );
+}
+
+/** Every declared failure of (law, mechanism). */
+export const declaredFailures = (law: string, mechanism: string): readonly Expectation[] =>
+  EXPECTATIONS.filter((e) => e.law === law && e.mechanism === mechanism && e.expect === 'fails');

@@ -1,0 +1,136 @@
+/**
+ * The generators the laws run on, as `GeneratedKernel`s. Until the structured/unstructured
+ * generators of issue 4 are in `properties/arbitraries/`, the older ones are adapted here and the
+ * kernel classes are derived from the listing text (`classesOf`).
+ */
+import fc from 'fast-check';
+import { divergentKernel, spinlockKernel } from '../arbitraries/kernels.ts';
+import { renderTuring, turingProgramWith } from '../arbitraries/turing.ts';
+import type { ExpectationClass, GeneratedKernel, KernelClass, KernelSource } from './types.ts';
+
+const HEADER = /\/\/\s*@warpcheck\b[^\n]*/g;
+
+/** Warp size and warps from the `// @warpcheck` header (defaults 4 and 1, as the loader's). */
+export function launchShape(text: string): { warpSize: number; warps: number } {
+  let warpSize = 4;
+  let warps = 1;
+  for (const h of text.match(HEADER) ?? []) {
+    const w = /warp-size=(\d+)/.exec(h);
+    const k = /\bwarps=(\d+)/.exec(h);
+    if (w) warpSize = Number(w[1]);
+    if (k) warps = Number(k[1]);
+  }
+  return { warpSize, warps };
+}
+
+/**
+ * Classes read off a listing (an over-approximation where the text alone cannot tell): a backward
+ * BRA is a loop; a loop around an atomic or a load is a spin loop; a WARPSYNC naming fewer than all
+ * lanes is partial.
+ */
+export function classesOf(text: string): Set<KernelClass> {
+  const lines = text.split('\n').map((l) => l.replace(/\/\/.*$/, '').trim());
+  const labels = new Map<string, number>();
+  let pc = 0;
+  const body: { text: string; pc: number }[] = [];
+  for (const l of lines) {
+    if (!l || l.startsWith('Function')) continue;
+    const lab = /^([A-Za-z_.$][\w.$]*):$/.exec(l);
+    if (lab) {
+      labels.set(lab[1]!, pc);
+      continue;
+    }
+    body.push({ text: l, pc: pc++ });
+  }
+  const { warpSize } = launchShape(text);
+  const full = warpSize >= 32 ? 0xffffffff : (1 << warpSize) - 1;
+  const out = new Set<KernelClass>();
+  const loops: [number, number][] = [];
+  for (const { text: t, pc } of body) {
+    const bra = /\bBRA\s+`?\(?([\w.$]+)/.exec(t);
+    if (bra && labels.has(bra[1]!) && labels.get(bra[1]!)! <= pc)
+      loops.push([labels.get(bra[1]!)!, pc]);
+    if (/@!?P\d\s+EXIT/.test(t)) out.add('early-exit');
+    if (/\bBREAK\b/.test(t)) out.add('break');
+    if (/\bATOMS?\b|\bATOMG\b|\bRED\b/.test(t)) out.add('atomics');
+    if (/\bCALL\b/.test(t)) out.add('call');
+    if (/\bBRX\b/.test(t)) out.add('switch');
+    const ws = /\bWARPSYNC\s+(0x[0-9a-f]+|\d+)/i.exec(t);
+    if (ws) {
+      out.add('syncwarp');
+      if ((Number(ws[1]) & full) >>> 0 !== full >>> 0) out.add('partial-syncwarp');
+    }
+  }
+  if (loops.length) out.add('loop');
+  for (const [from, to] of loops)
+    if (body.some((b) => b.pc >= from && b.pc <= to && /\bATOMS?\b|\bLD[GS]?\b/.test(b.text)))
+      out.add('spin');
+  return out;
+}
+
+/** The expectation classes of a kernel: its own, and those derived for the table. */
+export function expectationClasses(k: GeneratedKernel): Set<ExpectationClass> {
+  const out = new Set<ExpectationClass>(k.classes);
+  out.add('any');
+  if (k.classes.has('spin') && !/\bYIELD\b/.test(k.text)) out.add('spin-without-yield');
+  if (/\bBSSY\b|\bBSYNC\b/.test(k.text)) out.add('barriers');
+  if (/\bYIELD\b/.test(k.text)) out.add('yield');
+  return out;
+}
+
+/** A kernel from listing text alone (a saved counterexample, a CLI file). */
+export function kernelOfText(text: string, ast: unknown = null): GeneratedKernel {
+  return { text, ...launchShape(text), classes: classesOf(text), ast };
+}
+
+const adapt = <T extends { text: string }>(a: fc.Arbitrary<T>): fc.Arbitrary<GeneratedKernel> =>
+  a.map((x) => kernelOfText(x.text, x));
+
+/**
+ * Plain code with lane-divergent branches, loops and early exits, lanes never communicating
+ * (`arbitraries/kernels.ts`): per-lane behaviour does not depend on the schedule.
+ */
+const plain: KernelSource = {
+  id: 'plain',
+  description: 'lane-divergent branches, loops, early exits; no memory (arbitraries/kernels.ts)',
+  arbitrary: adapt(divergentKernel({ forwardOnly: false, maxSteps: 8 })),
+};
+
+const loopFree: KernelSource = {
+  id: 'loop-free',
+  description:
+    'lane-divergent forward branches and early exits; no memory (arbitraries/kernels.ts)',
+  arbitrary: adapt(divergentKernel({ forwardOnly: true })),
+};
+
+/** Plain code or a spinlock of seed 000 Fig. 3 (the termination law's generator). */
+const mixed: KernelSource = {
+  id: 'mixed',
+  description: 'plain kernels or the spinlock family of seed 000 Fig. 3 (arbitraries/kernels.ts)',
+  arbitrary: fc.oneof(plain.arbitrary, adapt(spinlockKernel)),
+};
+
+/** Turing code laid out as NVIDIA's compiler does (`arbitraries/turing.ts`), W = 4. */
+const turing: KernelSource = {
+  id: 'turing',
+  description:
+    'compiled-style Turing code: BSSY/BSYNC regions, BREAK, WARPSYNC, YIELD (arbitraries/turing.ts)',
+  arbitrary: adapt(turingProgramWith({ spill: false }).map((n) => ({ text: renderTuring(n) }))),
+};
+
+/** As `turing`, with seed 000 Fig. 5's BMOV spills (the reference races on them: Hanoi-only laws). */
+const turingSpill: KernelSource = {
+  id: 'turing-spill',
+  description:
+    'compiled-style Turing code with BMOV spills of seed 000 Fig. 5 (arbitraries/turing.ts)',
+  arbitrary: adapt(turingProgramWith({ spill: true }).map((n) => ({ text: renderTuring(n) }))),
+};
+
+export const SOURCES: readonly KernelSource[] = [plain, loopFree, mixed, turing, turingSpill];
+
+export function findSource(id: string): KernelSource {
+  const s = SOURCES.find((x) => x.id === id);
+  if (!s)
+    throw new Error(`no kernel source '${id}' (known: ${SOURCES.map((x) => x.id).join(', ')})`);
+  return s;
+}

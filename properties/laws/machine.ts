@@ -1,0 +1,132 @@
+/**
+ * Running a generated kernel for a law: building its machine through the public pipeline (no test
+ * helpers: the CLI uses this too), breadth-first transition walks that remember how each state was
+ * reached, and deterministic runs.
+ */
+import { formatDiagnostic } from '../../model/isa/program.ts';
+import type { Machine, MachineState, Stop, Transition } from '../../model/machine/machine.ts';
+import {
+  loadProgram,
+  resolveLaunch,
+  type LoadedProgram,
+} from '../../model/scenario/loadProgram.ts';
+import { machineFor } from '../../model/scenario/session.ts';
+import type { GeneratedKernel } from './types.ts';
+
+export interface Built {
+  readonly machine: Machine;
+  readonly loaded: LoadedProgram;
+}
+
+/** The machine of `kernel` on `mechanism`; a generated kernel that does not load is a generator bug. */
+export function build(
+  kernel: GeneratedKernel,
+  mechanism: string,
+  options: Readonly<Record<string, string>>,
+  refine = true,
+): Built {
+  const loaded = loadProgram(kernel.text, 'generated.sass');
+  if (!loaded.ok)
+    throw new Error(
+      `generated kernel does not load:\n${loaded.error.map(formatDiagnostic).join('\n')}\n${kernel.text}`,
+    );
+  const launch = resolveLaunch(loaded.value.header);
+  if (!launch.ok) throw new Error(`generated kernel's launch: ${launch.error.join('; ')}`);
+  const m = machineFor(loaded.value, launch.value, mechanism, options, 'ascending', false, refine);
+  if (!m.ok) throw new Error(m.error.join('; '));
+  return { machine: m.value, loaded: loaded.value };
+}
+
+/** One reachable transition, with the schedule (choice indices) that reaches `pre`. */
+export interface Step {
+  readonly pre: MachineState;
+  readonly t: Transition;
+  readonly choice: number;
+  readonly post: MachineState;
+  /** The schedule to `pre`; `[...path(), choice]` reaches `post`. */
+  path(): number[];
+}
+
+/**
+ * Every transition among the first `limit` states reached breadth-first, each once per state.
+ * `visit` returns a message to stop at a broken law; the walk returns it with its schedule.
+ */
+export function walk(
+  m: Machine,
+  limit: number,
+  visit: (s: Step) => string | null,
+): { message: string; schedule: number[] } | null {
+  const seen = new Map<string, number>();
+  const states: MachineState[] = [m.initial()];
+  const parent: number[] = [-1];
+  const via: number[] = [-1];
+  seen.set(m.key(states[0]!), 0);
+  const pathTo = (i: number): number[] => {
+    const out: number[] = [];
+    for (let s = i; s > 0; s = parent[s]!) out.push(via[s]!);
+    return out.reverse();
+  };
+  for (let i = 0; i < states.length && i < limit; i++) {
+    const pre = states[i]!;
+    const succ = m.successors(pre);
+    for (let c = 0; c < succ.length; c++) {
+      const t = succ[c]!;
+      if (!t.next) continue;
+      const msg = visit({ pre, t, choice: c, post: t.next, path: () => pathTo(i) });
+      if (msg !== null) return { message: msg, schedule: [...pathTo(i), c] };
+      const k = m.key(t.next);
+      if (!seen.has(k)) {
+        seen.set(k, states.length);
+        states.push(t.next);
+        parent.push(i);
+        via.push(c);
+      }
+    }
+  }
+  return null;
+}
+
+/** A run taking `pick(step, count)` at every state, until it ends or `maxSteps`. */
+export interface Run {
+  readonly issues: readonly { warp: number; pc: number; mask: number }[];
+  readonly schedule: readonly number[];
+  readonly end: 'terminated' | 'blocked' | 'stopped' | 'cut';
+  readonly final: MachineState;
+  /** The step that ended the run, for `stopped`. */
+  readonly stop: Stop | null;
+}
+
+export function run(
+  m: Machine,
+  maxSteps: number,
+  pick: (step: number, count: number) => number = () => 0,
+): Run {
+  let s = m.initial();
+  const issues: { warp: number; pc: number; mask: number }[] = [];
+  const schedule: number[] = [];
+  for (let i = 0; i < maxSteps; i++) {
+    const succ = m.successors(s);
+    if (succ.length === 0)
+      return {
+        issues,
+        schedule,
+        end: m.status(s) === 'terminated' ? 'terminated' : 'blocked',
+        final: s,
+        stop: null,
+      };
+    const c = pick(i, succ.length) % succ.length;
+    const t = succ[c]!;
+    schedule.push(c);
+    issues.push({ warp: t.warp, pc: t.issue.pc, mask: t.issue.mask });
+    if (!t.next) return { issues, schedule, end: 'stopped', final: s, stop: t.stop };
+    s = t.next;
+  }
+  return { issues, schedule, end: 'cut', final: s, stop: null };
+}
+
+/** Lanes of a mask, lowest first. */
+export function lanesOf(mask: number): number[] {
+  const out: number[] = [];
+  for (let m = mask >>> 0; m !== 0; m &= m - 1) out.push(31 - Math.clz32(m & -m));
+  return out;
+}

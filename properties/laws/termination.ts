@@ -1,0 +1,44 @@
+import { explore } from '../../model/explore/exhaustive.ts';
+import { build } from './machine.ts';
+import type { Law } from './types.ts';
+
+/**
+ * P1 termination (issue 4; SEMANTICS §3.1: `its` terminates on every program the post-Volta
+ * programming model promises to terminate): a kernel that terminates on `its` in every
+ * interleaving terminates on the mechanism. Refinement is off here (P6 speaks about it), so the
+ * verdict is about termination alone. A budget that runs out on either side, or a mechanism that
+ * rejects an instruction (`unsupported`), leaves the law silent.
+ */
+export const termination: Law = {
+  id: 'termination',
+  tag: 'P1',
+  description:
+    'every kernel that terminates on its terminates on the mechanism (issue 4 P1; seed 000 §III–IV, SEMANTICS §3.1, §6)',
+  sources: () => ['mixed'],
+  appliesTo: () => true, // on its itself: the explorer agrees with itself (a cheap determinism check)
+  check(kernel, mechanism, o) {
+    const ref = explore(build(kernel, 'its', {}, false).machine, o.budget);
+    if (ref.bound !== null) return { ok: 'skip', reason: `its: ${ref.bound} budget` };
+    if (ref.verdict !== 'terminates') return { ok: 'skip', reason: `its: ${ref.verdict}` };
+    const { machine } = build(kernel, mechanism, o.options, false);
+    const r = explore(machine, o.budget);
+    if (r.verdict === 'terminates') return { ok: true };
+    if (r.verdict === 'bound-reached')
+      return { ok: 'skip', reason: `${mechanism}: ${r.bound} budget` };
+    if (r.verdict === 'unsupported') return { ok: 'skip', reason: `${mechanism}: unsupported` };
+    const f = r.findings[0]!;
+    return {
+      ok: false,
+      finding: {
+        verdict: f.verdict,
+        kind: f.kind,
+        property: f.property,
+        message: `terminates on its, but ${mechanism} gives ${f.verdict}${f.kind ? ` (${f.kind})` : ''}: ${f.message}`,
+        schedule: f.schedule,
+        loop: f.loop,
+        options: machine.options,
+        refine: false,
+      },
+    };
+  },
+};
