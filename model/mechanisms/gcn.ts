@@ -19,8 +19,10 @@ import {
  * - `FORK` opens a single-entry single-exit region: push a marker holding the active mask.
  * - Inside a region, a divergent branch "(a) the path taken by the majority of threads is pushed
  *   onto the stack, and (b) execution continues on the path taken by the minority". More than two
- *   paths: the smallest runs, the others are pushed largest first. Ties: the lower PC runs first (a
- *   decision, matching the min-PC preference of §2.1).
+ *   paths: the smallest runs, the others are pushed largest first. Ties (the paper is silent): the
+ *   lower PC runs first by default, matching the min-PC preference of §2.1; option `tie=higher-pc`.
+ *   The tie decides the spinlock: its last two spinners split 1/1, and lower-PC-first keeps the
+ *   waiting loop running (livelock) while higher-PC-first lets the lock holder go (terminates).
  * - `JOIN`: its lanes (now after the JOIN) join the innermost region's marker and "the top of the
  *   stack is popped and execution is transferred to the corresponding path. Once the stack is empty,
  *   execution continues at the instruction following Join with the initial mask": popping the
@@ -36,6 +38,7 @@ import {
  * `outside=region`, the default) or ends `unsupported` (`outside=unsupported`).
  */
 export type Outside = 'region' | 'unsupported';
+export type Tie = 'lower-pc' | 'higher-pc';
 
 const FORK_JOIN: ReadonlySet<string> = new Set(['FORK', 'JOIN']);
 
@@ -52,7 +55,7 @@ function resume(list: Entry[], exited: number): Path | null {
 
 export function createGcn(
   ctx: MechanismContext,
-  opts: PathListOptions & { readonly outside: Outside },
+  opts: PathListOptions & { readonly outside: Outside; readonly tie: Tie },
 ): Mechanism<PathListState> {
   const stop = (verdict: 'unsupported', message: string): Advance<PathListState> => ({
     kind: 'stop',
@@ -96,8 +99,11 @@ export function createGcn(
           'unsupported',
           `divergent branch at pc ${issue.pc} outside every FORK/JOIN region (compile for gcn, or outside=region)`,
         );
-      // Minority first (§2.2): ascending lane count, ties to the lower PC.
-      const order = fresh.sort((x, y) => popcount(x.mask) - popcount(y.mask) || x.pc - y.pc);
+      // Minority first (§2.2): ascending lane count, ties by PC as the `tie` option says.
+      const sign = opts.tie === 'lower-pc' ? 1 : -1;
+      const order = fresh.sort(
+        (x, y) => popcount(x.mask) - popcount(y.mask) || sign * (x.pc - y.pc) || y.depth - x.depth,
+      );
       list.unshift(...order.slice(1));
       return { kind: 'ok', state: { active: order[0]!, list } };
     },
@@ -126,11 +132,18 @@ export const gcnFactory: MechanismFactory = {
       default: 'region',
       doc: 'a divergent branch outside every FORK/JOIN region: the kernel is one implicit region ending at EXIT, or verdict unsupported',
     },
+    {
+      name: 'tie',
+      values: ['lower-pc', 'higher-pc'],
+      default: 'lower-pc',
+      doc: 'which path runs first when a divergent branch splits the lanes evenly (seed 001 §2.2 is silent)',
+    },
     ...PATH_LIST_OPTIONS,
   ],
   create: (ctx, o) =>
     createGcn(ctx, {
       ...pathListOptions(o),
       outside: (o['outside'] ?? 'region') as Outside,
+      tie: (o['tie'] ?? 'lower-pc') as Tie,
     }) as Mechanism<unknown>,
 };
