@@ -63,8 +63,25 @@ export interface IssueRecord {
   readonly latency: number;
 }
 
+/**
+ * A warp offered the slot whose every candidate waited on the scoreboard. `falseStall`: the
+ * per-warp scoreboard waited although some candidate shares no lane with any pending write to
+ * what it touches, so the lane-mask scoreboard would have issued it.
+ */
+export interface StallRecord {
+  readonly cycle: number;
+  readonly warp: number;
+  readonly candidates: readonly { readonly pc: number; readonly mask: number }[];
+  readonly falseStall: boolean;
+}
+
 export type CycleResult =
-  | { readonly kind: 'running'; readonly state: CoreState; readonly issued: readonly IssueRecord[] }
+  | {
+      readonly kind: 'running';
+      readonly state: CoreState;
+      readonly issued: readonly IssueRecord[];
+      readonly stalled: readonly StallRecord[];
+    }
   | { readonly kind: 'terminated'; readonly state: CoreState }
   | { readonly kind: 'blocked'; readonly state: CoreState }
   | { readonly kind: 'stop'; readonly state: CoreState; readonly stop: Stop };
@@ -98,6 +115,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
     let { issued, activeLanes, idle, stalls, falseStalls } = s.counters;
     const schedule = [...s.schedule];
     const records: IssueRecord[] = [];
+    const stalled: StallRecord[] = [];
     for (const k of warpOrder(config.scheduler, warps, s.last)) {
       if (records.length >= config.issueWidth) break;
       const ws = ms.warps[k]!;
@@ -106,22 +124,27 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       // The first candidate without a hazard issues (the mechanism's own order of candidates;
       // free-choice mechanisms offer several, and the core takes the first that is ready).
       let chosen = -1;
-      let stalledHere = false;
+      let maskFree = false;
+      const waited: { pc: number; mask: number }[] = [];
       for (let i = 0; i < steps.steps.length; i++) {
         const st = steps.steps[i]!;
         if (i > 0 && steps.steps[i - 1]!.group === st.group) continue;
         const h = hazard(boards[k]!, info[st.issue.pc]!.touched, st.issue.mask);
         const waits = config.scoreboard === 'warp' ? h.warp : h.mask;
         if (waits) {
-          stalledHere = true;
-          if (h.warp && !h.mask) falseStalls++;
+          waited.push({ pc: st.issue.pc, mask: st.issue.mask });
+          if (!h.mask) maskFree = true;
           continue;
         }
         chosen = i;
         break;
       }
       if (chosen < 0) {
-        if (stalledHere) stalls++;
+        if (waited.length > 0) {
+          stalls++;
+          if (maskFree) falseStalls++;
+          stalled.push({ cycle, warp: k, candidates: waited, falseStall: maskFree });
+        }
         continue;
       }
       const st = steps.steps[chosen]!;
@@ -164,7 +187,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       schedule,
       counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
     };
-    return { kind: 'running', state, issued: records };
+    return { kind: 'running', state, issued: records, stalled };
   }
 
   return {

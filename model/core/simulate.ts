@@ -1,5 +1,5 @@
 import type { Stop } from '../machine/machine.ts';
-import type { Core, CoreCounters, CoreState, IssueRecord } from './core.ts';
+import type { Core, CoreCounters, CoreState, IssueRecord, StallRecord } from './core.ts';
 
 /** How a simulation ended (SEMANTICS §6 verdicts; a cycle budget is `bound-reached`, never `terminates`). */
 export type SimulationEnd =
@@ -18,6 +18,8 @@ export interface SimulationResult {
   readonly simdEfficiency: number;
   /** Every issue, when `record` was asked for. */
   readonly issues: readonly IssueRecord[];
+  /** Every stall, when `record` was asked for. */
+  readonly stalls: readonly StallRecord[];
   readonly timeMs: number;
 }
 
@@ -40,6 +42,7 @@ export function simulate(
   const t0 = performance.now();
   let s = core.initial();
   const issues: IssueRecord[] = [];
+  const stalls: StallRecord[] = [];
   let end: SimulationEnd | null = null;
   while (end === null) {
     if (s.cycle >= budget.maxCycles) {
@@ -54,7 +57,10 @@ export function simulate(
     s = r.state;
     switch (r.kind) {
       case 'running':
-        if (budget.record) issues.push(...r.issued);
+        if (budget.record) {
+          issues.push(...r.issued);
+          stalls.push(...r.stalled);
+        }
         break;
       case 'terminated':
         end = { kind: 'terminated' };
@@ -76,6 +82,7 @@ export function simulate(
     ipc: c.cycles === 0 ? 0 : c.issued / c.cycles,
     simdEfficiency: c.issued === 0 ? 0 : c.activeLanes / (c.issued * w),
     issues,
+    stalls,
     timeMs: performance.now() - t0,
   };
 }
