@@ -155,6 +155,8 @@ export interface MachineSpec {
    * on for every mechanism but `its` itself.
    */
   readonly refine?: boolean;
+  /** Likely convergence points (branch PC → LCP PC) for the `lcp` mechanism. */
+  readonly likelyConvergence?: ReadonlyMap<number, number>;
 }
 
 export function createMachine(spec: MachineSpec): Machine {
@@ -167,6 +169,7 @@ export function createMachine(spec: MachineSpec): Machine {
     full: ctx.full,
     entry: spec.entry,
     ipdom: spec.ipdom,
+    ...(spec.likelyConvergence ? { likelyConvergence: spec.likelyConvergence } : {}),
   };
   const mech = spec.factory.create(mctx, spec.options);
   const refMech =

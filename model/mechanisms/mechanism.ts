@@ -62,6 +62,8 @@ export interface MechanismContext {
   readonly entry: number;
   /** Immediate post-dominator PC of the instruction at `pc`; `VIRTUAL_EXIT` (-1) for the virtual exit. */
   ipdom(pc: number): number;
+  /** Likely convergence point of a branch PC (seed 002 §3.11; the listing's `lcp=` items), for `lcp`. */
+  readonly likelyConvergence?: ReadonlyMap<number, number>;
 }
 
 /**

@@ -4,6 +4,8 @@ import type { MechanismFactory } from './mechanism.ts';
 import { simtStackFactory } from './simtStack.ts';
 import { tokenStackFactory } from './tokenStack.ts';
 import { mpIpdomFactory } from './mpIpdom.ts';
+import { dualPathFactory } from './dualPath.ts';
+import { lcpFactory } from './lcp.ts';
 import { dfsMinPcFactory } from './dfsMinPc.ts';
 import { gcnFactory } from './gcn.ts';
 import { bfsFactory } from './bfs.ts';
@@ -16,6 +18,8 @@ export const MECHANISMS: readonly MechanismFactory[] = [
   simtStackFactory,
   hanoiFactory,
   mpIpdomFactory,
+  dualPathFactory,
+  lcpFactory,
   dfsMinPcFactory,
   gcnFactory,
   bfsFactory,

@@ -1,5 +1,6 @@
 import type { Diagnostic, Directive } from '../isa/program.ts';
 import type { Launch } from '../lanes/launch.ts';
+import type { LcpItem } from '../mechanisms/lcpHints.ts';
 
 /**
  * The launch header of a listing (SEMANTICS §5, syntax a project decision): comment lines
@@ -13,11 +14,14 @@ import type { Launch } from '../lanes/launch.ts';
  * | `c[0x0][0x160]=0x100` | constant-bank word (a kernel parameter) |
  * | `R5=3`, `R5@2=7`, `R5@0,1=7` | initial register value, for all threads or the listed thread ids |
  * | `expect:its=terminates`, `expect:simt-stack=deadlock/livelock` | the verdict a test expects |
+ * | `lcp=BRANCH:POINT` | a likely convergence point for the `lcp` mechanism (seed 002 §3.11; `lcpHints.ts`) |
  */
 export interface Header {
   readonly launch: Partial<Launch>;
   readonly entry: string | null;
   readonly expect: Readonly<Record<string, string>>;
+  /** `lcp=BRANCH:POINT` items, unresolved (labels are resolved with the program). */
+  readonly lcp?: readonly LcpItem[];
 }
 
 const NUM = String.raw`(-?(?:0x[0-9a-fA-F]+|\d+))`;
@@ -29,6 +33,7 @@ const ITEM_PATTERNS: readonly [RegExp, string][] = [
   [new RegExp(String.raw`^c\[${NUM}\]\[${NUM}\]=${NUM}$`), 'const'],
   [new RegExp(String.raw`^R(\d+)(?:@([\d,]+))?=${NUM}$`), 'reg'],
   [/^expect:([a-z0-9-]+)=([a-z-]+(?:\/[a-z]+)?)$/, 'expect'],
+  [/^lcp=([^:\s]+):([^:\s]+)$/, 'lcp'],
 ];
 
 const num = (s: string): number => (s.startsWith('-') ? -Number(s.slice(1)) : Number(s));
@@ -43,6 +48,7 @@ export function parseHeader(
   const constants: { bank: number; offset: number; value: number }[] = [];
   const registers: { reg: number; value: number; threads?: number[] }[] = [];
   const expect: Record<string, string> = {};
+  const lcp: LcpItem[] = [];
   let entry: string | null = null;
   const errors: Diagnostic[] = [];
   for (const d of directives) {
@@ -54,7 +60,7 @@ export function parseHeader(
       if (!hit) {
         errors.push({
           ...at,
-          message: `unknown header item '${item}' (expected warp-size=N, warps=N, entry=NAME, mem[ADDR]=V, c[B][OFF]=V, Rn[@tids]=V or expect:MECHANISM=VERDICT)`,
+          message: `unknown header item '${item}' (expected warp-size=N, warps=N, entry=NAME, mem[ADDR]=V, c[B][OFF]=V, Rn[@tids]=V, expect:MECHANISM=VERDICT or lcp=BRANCH:POINT)`,
         });
         continue;
       }
@@ -88,6 +94,9 @@ export function parseHeader(
         case 'expect':
           expect[r[1]!] = r[2]!;
           break;
+        case 'lcp':
+          lcp.push({ branch: r[1]!, point: r[2]!, ...at });
+          break;
       }
     }
   }
@@ -95,5 +104,5 @@ export function parseHeader(
   if (memory.length) launch.memory = memory;
   if (constants.length) launch.constants = constants;
   if (registers.length) launch.registers = registers;
-  return { ok: true, value: { launch, entry, expect } };
+  return { ok: true, value: { launch, entry, expect, ...(lcp.length ? { lcp } : {}) } };
 }

@@ -5,6 +5,7 @@ import type { Diagnostic, Program } from '../isa/program.ts';
 import { parseSass } from '../isa/parseSass.ts';
 import { defaultLaunch, checkLaunch, type Launch } from '../lanes/launch.ts';
 import { parseHeader, type Header } from './header.ts';
+import { resolveLcpHints } from '../mechanisms/lcpHints.ts';
 
 /** A listing made ready to run: parsed, decoded, analysed, with its launch header read. */
 export interface LoadedProgram {
@@ -19,6 +20,8 @@ export interface LoadedProgram {
   readonly entry: number;
   /** IPDOM of a PC (`-1` = the virtual exit). */
   ipdom(pc: number): number;
+  /** Likely convergence points of branches (`lcp=` header items): branch PC → LCP PC. */
+  readonly likelyConvergence?: ReadonlyMap<number, number>;
   /** Warnings from the analysis (unknown BRX targets, infinite loops). */
   readonly warnings: readonly string[];
 }
@@ -68,6 +71,8 @@ export function loadProgram(
       ],
     };
   const cfg = buildCfg(program);
+  const lcp = resolveLcpHints(header.value.lcp ?? [], program, decoded.ops, fn.start, file);
+  if (!lcp.ok) return lcp;
   return {
     ok: true,
     value: {
@@ -80,6 +85,7 @@ export function loadProgram(
       entry: fn.start,
       ipdom: (pc) => ipdomOf(cfg, pc),
       warnings: cfg.warnings,
+      ...(lcp.value.size ? { likelyConvergence: lcp.value } : {}),
     },
   };
 }

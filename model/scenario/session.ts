@@ -40,6 +40,7 @@ export function machineFor(
       entry: loaded.entry,
       ipdom: loaded.ipdom,
       refine,
+      ...(loaded.likelyConvergence ? { likelyConvergence: loaded.likelyConvergence } : {}),
     }),
   };
 }
