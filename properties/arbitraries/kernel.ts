@@ -1,0 +1,92 @@
+/**
+ * What the kernel generators (`structured.ts`, `unstructured.ts`) hand to the laws: a listing with
+ * its `// @warpcheck` launch header, its block shape, and the classes of control flow it contains,
+ * so that a law can declare its expected failures per mechanism and class (issue 4, item 3).
+ */
+import fc from 'fast-check';
+
+/**
+ * A class of control flow or synchronisation present in a generated kernel. Classes are computed
+ * from what the renderer actually emitted, never from what the generator merely asked for.
+ *
+ * | class | the kernel contains |
+ * | --- | --- |
+ * | `spin` | a spin loop whose exit needs another lane to make progress (spinlock of seed 000 Fig. 3, ticket lock, flag wait) and that two or more lanes of one warp may reach: the shape on which mechanisms without a way to switch paths before reconvergence may livelock (seed 000 §III) |
+ * | `lock-in-if` | the Barnes-Hut shape (`../shared/sass/linuohai-accel-sim__ls_bh_v2_TreeBuildingKernel_excerpt.sm80.sass`): `while (!done) if (CAS(lock) == 0) { critical; release; done = 1; }` — busy waiting that releases before the if's reconvergence point, so it terminates on the SIMT stack too |
+ * | `syncwarp` | a WARPSYNC |
+ * | `partial-syncwarp` | a WARPSYNC whose mask names fewer than all lanes of the warp |
+ * | `ill-formed-syncwarp` | a WARPSYNC that breaks SEMANTICS §2 on purpose (a lane not named in its own mask); only when asked for |
+ * | `call` | a CALL/RET pair (return address in a register, seed 000 §V-D) |
+ * | `recursion` | a function that calls itself |
+ * | `switch` | a BRX with declared `BRANCH_TARGETS` |
+ * | `loop` | a cycle in the CFG |
+ * | `break` / `continue` | a loop left early / a loop iteration cut short |
+ * | `early-exit` | an EXIT (or an early RET from a function) before the end of the code |
+ * | `atomics` | an atomic instruction |
+ * | `memory-race` | a plain load and store of one word by different threads without synchronisation |
+ * | `irreducible` | a cycle with two or more entries |
+ * | `multi-warp` | more than one warp in the block |
+ */
+export type KernelClass =
+  | 'spin'
+  | 'lock-in-if'
+  | 'syncwarp'
+  | 'partial-syncwarp'
+  | 'ill-formed-syncwarp'
+  | 'call'
+  | 'recursion'
+  | 'switch'
+  | 'loop'
+  | 'break'
+  | 'continue'
+  | 'early-exit'
+  | 'atomics'
+  | 'memory-race'
+  | 'irreducible'
+  | 'multi-warp';
+
+/** Every class, in a fixed order (for reports and distributions). */
+export const KERNEL_CLASSES: readonly KernelClass[] = [
+  'spin',
+  'lock-in-if',
+  'syncwarp',
+  'partial-syncwarp',
+  'ill-formed-syncwarp',
+  'call',
+  'recursion',
+  'switch',
+  'loop',
+  'break',
+  'continue',
+  'early-exit',
+  'atomics',
+  'memory-race',
+  'irreducible',
+  'multi-warp',
+];
+
+/** A generated kernel, ready for `machineOf(text, mechanism)`. */
+export interface GeneratedKernel {
+  /** A SASS listing whose first line is a `// @warpcheck` header (model/scenario/header.ts). */
+  readonly text: string;
+  readonly warpSize: number;
+  readonly warps: number;
+  readonly classes: ReadonlySet<KernelClass>;
+  /** The generator's own tree, for debugging a counterexample. */
+  readonly ast: unknown;
+}
+
+/** Number of instructions in a listing (lines that are neither labels, headers nor comments). */
+export function instructionCount(text: string): number {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.endsWith(';')).length;
+}
+
+/**
+ * A schedule: choice indices into `Machine.successors`, taken modulo the number of successors when
+ * replayed. Shrinks towards shorter schedules of zeros.
+ */
+export const scheduleArbitrary = (maxLength = 64): fc.Arbitrary<readonly number[]> =>
+  fc.array(fc.nat(7), { maxLength });
