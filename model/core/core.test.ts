@@ -12,6 +12,9 @@ import { divergentKernel } from '../../properties/arbitraries/kernels.ts';
 import { createCore, type CoreConfig } from './core.ts';
 import { DEFAULT_LATENCIES, parseLatencies } from './latency.ts';
 import { simulate } from './simulate.ts';
+import { MECHANISMS } from '../mechanisms/registry.ts';
+
+const ALL = MECHANISMS.map((f) => f.id);
 
 const cfg = (o: Partial<CoreConfig> = {}): CoreConfig => ({
   scheduler: 'lrr',
@@ -145,7 +148,7 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
     fc.assert(
       fc.property(
         divergentKernel({ forwardOnly: false, maxSteps: 8 }),
-        fc.constantFrom('its', 'simt-stack', 'hanoi'),
+        fc.constantFrom(...ALL),
         fc.constantFrom('lrr', 'gto'),
         fc.constantFrom('warp', 'mask'),
         latencyArb,
@@ -166,7 +169,7 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
           expect(m.key(replaySchedule(m, r.state.schedule))).toBe(m.key(r.state.machine));
         },
       ),
-      { seed: 4242, numRuns: 60 },
+      { seed: 4242, numRuns: 80 },
     );
   });
 
@@ -174,7 +177,7 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
     fc.assert(
       fc.property(
         divergentKernel({ forwardOnly: false, maxSteps: 8 }),
-        fc.constantFrom('simt-stack', 'hanoi'),
+        fc.constantFrom(...ALL),
         latencyArb,
         ({ text }, mech, latencies) => {
           const m = machineOf(text, mech);
@@ -190,7 +193,7 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
             }
         },
       ),
-      { seed: 77, numRuns: 40 },
+      { seed: 77, numRuns: 60 },
     );
   });
 });

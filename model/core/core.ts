@@ -61,6 +61,8 @@ export interface IssueRecord {
   readonly pc: number;
   readonly mask: number;
   readonly latency: number;
+  /** The second half of a merged issue (opcode-convergent). */
+  readonly merged?: { readonly pc: number; readonly mask: number };
 }
 
 /**
@@ -71,7 +73,11 @@ export interface IssueRecord {
 export interface StallRecord {
   readonly cycle: number;
   readonly warp: number;
-  readonly candidates: readonly { readonly pc: number; readonly mask: number }[];
+  readonly candidates: readonly {
+    readonly pc: number;
+    readonly mask: number;
+    readonly merged?: { readonly pc: number; readonly mask: number };
+  }[];
   readonly falseStall: boolean;
 }
 
@@ -125,14 +131,18 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       // free-choice mechanisms offer several, and the core takes the first that is ready).
       let chosen = -1;
       let maskFree = false;
-      const waited: { pc: number; mask: number }[] = [];
+      const waited: StallRecord['candidates'][number][] = [];
       for (let i = 0; i < steps.steps.length; i++) {
         const st = steps.steps[i]!;
         if (i > 0 && steps.steps[i - 1]!.group === st.group) continue;
-        const h = hazard(boards[k]!, info[st.issue.pc]!.touched, st.issue.mask);
+        // A merged issue (opcode-convergent, seed 002 §4.5) waits when either half would.
+        const h0 = hazard(boards[k]!, info[st.issue.pc]!.touched, st.issue.mask);
+        const m = st.issue.merged;
+        const h1 = m ? hazard(boards[k]!, info[m.pc]!.touched, m.mask) : h0;
+        const h = { warp: h0.warp || h1.warp, mask: h0.mask || h1.mask };
         const waits = config.scoreboard === 'warp' ? h.warp : h.mask;
         if (waits) {
-          waited.push({ pc: st.issue.pc, mask: st.issue.mask });
+          waited.push({ pc: st.issue.pc, mask: st.issue.mask, ...(m ? { merged: m } : {}) });
           if (!h.mask) maskFree = true;
           continue;
         }
@@ -167,16 +177,26 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
         };
       }
       const lat = info[st.issue.pc]!.latency;
-      boards = boards.map((b, j) =>
-        j === k ? reserve(b, info[st.issue.pc]!.written, st.issue.mask, cycle + lat) : b,
-      );
+      const merged = st.issue.merged;
+      boards = boards.map((b, j) => {
+        if (j !== k) return b;
+        const once = reserve(b, info[st.issue.pc]!.written, st.issue.mask, cycle + lat);
+        return merged ? reserve(once, info[merged.pc]!.written, merged.mask, cycle + lat) : once;
+      });
       const nextWarps = ms.warps.slice();
       nextWarps[k] = st.warp!;
       ms = { ...ms, warps: nextWarps, memory: st.memory! };
       issued++;
-      activeLanes += popcount(st.issue.mask);
+      activeLanes += popcount(st.issue.mask) + (merged ? popcount(merged.mask) : 0);
       last = k;
-      records.push({ cycle, warp: k, pc: st.issue.pc, mask: st.issue.mask, latency: lat });
+      records.push({
+        cycle,
+        warp: k,
+        pc: st.issue.pc,
+        mask: st.issue.mask,
+        latency: lat,
+        ...(merged ? { merged } : {}),
+      });
     }
     if (records.length === 0) idle++;
     const state: CoreState = {
