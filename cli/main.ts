@@ -1,5 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
+import { LAWS } from '../properties/laws/index.ts';
+import { runCheck } from './check.ts';
 import { runExplore } from './explore.ts';
 import { processIo, withoutColour, type Io } from './output.ts';
 import { runParse } from './parse.ts';
@@ -307,6 +309,55 @@ function program(io: Io, status: { code: number }): Command {
         io,
       );
     });
+  cmd
+    .command('check')
+    .description(
+      'property campaigns: generate kernels with fast-check, check each law (P1 termination … P7\n' +
+        'priority independence) on each mechanism, shrink what fails and save it as a scenario',
+    )
+    .option(
+      '-p, --property <list>',
+      "comma-separated laws (id or tag, e.g. termination,P2), or 'all'",
+      'all',
+    )
+    .option('-m, --mechanism <list>', "comma-separated mechanisms, or 'all'", 'all')
+    .option('-n, --runs <N>', 'generated kernels per law and mechanism', positiveInt('--runs'), 100)
+    .option('-s, --seed <S>', 'fast-check seed (default: random; always printed)', (v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n)) throw new InvalidArgumentError('--seed must be an integer');
+      return n;
+    })
+    .option(
+      '--save <dir>',
+      'where shrunk counterexamples are saved (<dir>/<law>/)',
+      'counterexamples',
+    )
+    .option('--no-save', 'do not save counterexamples')
+    .option(
+      '--max-time <S>',
+      'stop generating for one law × mechanism after S seconds',
+      positiveNumber('--max-time'),
+    )
+    .option('--json', 'print machine-readable JSON (the seed goes to stderr)', false)
+    .addHelpText(
+      'after',
+      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${LAWS.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay counterexamples/termination/simt-stack.<hash>.json\n`,
+    )
+    .action((o: Record<string, unknown>) => {
+      status.code = runCheck(
+        {
+          property: o['property'] as string,
+          mechanism: o['mechanism'] as string,
+          runs: o['runs'] as number,
+          ...(o['seed'] !== undefined ? { seed: o['seed'] as number } : {}),
+          save: o['save'] === false ? false : (o['save'] as string),
+          json: o['json'] as boolean,
+          ...(o['maxTime'] !== undefined ? { maxTime: o['maxTime'] as number } : {}),
+        },
+        io,
+      );
+    });
+  registerCompile(cmd, io, status);
   return cmd;
 }
 

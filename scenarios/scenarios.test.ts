@@ -3,7 +3,7 @@
  * property runs and `explore`) replays to its expected verdict and states. Listings with
  * `// @warpcheck expect:` headers are explored and must give the expected verdicts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { explore } from '../model/explore/exhaustive.ts';
@@ -11,13 +11,17 @@ import { readScenario } from '../model/scenario/files.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { replay } from '../model/scenario/replay.ts';
 import { machineFor, scenarioMachine } from '../model/scenario/session.ts';
+import { DEFAULT_BUDGET, findLaw, kernelOfText } from '../properties/laws/index.ts';
 
 const here = new URL('.', import.meta.url).pathname;
 const root = join(here, '..');
-const jsonIn = (dir: string) =>
-  readdirSync(join(root, dir))
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => join(root, dir, f));
+/** Every JSON file under `dir`, subfolders included (`counterexamples/<law>/…`). */
+const jsonIn = (dir: string): string[] =>
+  readdirSync(join(root, dir)).flatMap((f) => {
+    const path = join(root, dir, f);
+    if (statSync(path).isDirectory()) return jsonIn(join(dir, f));
+    return f.endsWith('.json') ? [path] : [];
+  });
 
 describe('hand-written and saved scenarios replay to their expectations', () => {
   const files = [...jsonIn('scenarios'), ...jsonIn('counterexamples')];
@@ -40,6 +44,18 @@ describe('hand-written and saved scenarios replay to their expectations', () => 
       const run = replay(m.machine, s.value);
       expect(run.mismatches).toEqual([]);
       expect(run.verdict).toBe(s.value.expect.verdict);
+      // A law counterexample still breaks its law (fixing the cause means updating the file).
+      if (s.value.law !== undefined) {
+        const law = findLaw(s.value.law);
+        if (!law) throw new Error(`${file}: no law '${s.value.law}' in properties/laws`);
+        if (!('text' in s.value.program))
+          throw new Error('a saved counterexample embeds its program');
+        const out = law.check(kernelOfText(s.value.program.text), s.value.mechanism, {
+          options: m.machine.options,
+          budget: DEFAULT_BUDGET,
+        });
+        expect(out.ok, `${s.value.law} on ${s.value.mechanism} holds now`).toBe(false);
+      }
       // Paper scenarios are checked state by state, not only by verdict.
       if (file.includes('/scenarios/seed'))
         expect(s.value.expect.states?.length ?? 0).toBeGreaterThan(2);
