@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
 import { LAWS } from '../properties/laws/index.ts';
 import { runCheck } from './check.ts';
+import { registerCompile } from './compile.ts';
 import { runExplore } from './explore.ts';
 import { processIo, withoutColour, type Io } from './output.ts';
 import { runParse } from './parse.ts';

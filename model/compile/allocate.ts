@@ -1,0 +1,85 @@
+/**
+ * B-register allocation for the regions of one function (seed 000 §VI-A).
+ *
+ * - `nesting` (default, the layout of seed 000 Fig. 5 and of nvcc): a region's register is its
+ *   nesting depth modulo the budget, so sibling regions share registers. A region nested deeper
+ *   than the budget reuses the register of the ancestor `budget` levels up and spills it around
+ *   itself: `BMOV.32.CLEAR Rn, Bx` before its BSSY, `BMOV.32 Bx, Rn` after its BSYNC, with one
+ *   spill register per depth (LIFO, so nested spills of one B register never clobber each other).
+ *   Correct when the paths of a branch run one after another, as Hanoi runs them; under
+ *   independent thread scheduling the paths of a branch can overlap, and sharing a register
+ *   between regions that are live at the same time races (docs/findings.md, `finding-its-spill-race`).
+ * - `distinct`: every region of the function gets its own register, in order of entry PC; more
+ *   regions than the budget is an error. Safe under independent thread scheduling.
+ */
+import type { Region } from './regions.ts';
+
+export type Allocation = 'nesting' | 'distinct';
+
+/** A region with its place in the region tree and its registers. */
+export interface Placed {
+  readonly id: number;
+  readonly region: Region;
+  readonly depth: number;
+  /** B register index. */
+  readonly reg: number;
+  /** General register the enclosing value of `reg` is spilled to, or null. */
+  readonly spill: number | null;
+}
+
+const extent = (r: Region): Set<number> => new Set([...r.body, r.entry]);
+
+/** Depth of every region in the containment tree (regions are laminar). */
+export function depths(regions: readonly Region[]): number[] {
+  const ext = regions.map(extent);
+  return regions.map((_, i) =>
+    regions.reduce((d, _r, j) => {
+      if (j === i || ext[j]!.size <= ext[i]!.size) return d;
+      return [...ext[i]!].every((x) => ext[j]!.has(x)) ? d + 1 : d;
+    }, 0),
+  );
+}
+
+/** Allocates registers; `spillBase` is the first free general register. */
+export function allocate(
+  regions: readonly Region[],
+  options: {
+    readonly registers: number;
+    readonly allocation: Allocation;
+    readonly spillBase: number;
+  },
+  firstId: number,
+): { ok: true; placed: Placed[] } | { ok: false; message: string } {
+  const d = depths(regions);
+  if (options.allocation === 'distinct') {
+    if (regions.length > options.registers)
+      return {
+        ok: false,
+        message: `${regions.length} reconvergence regions need ${regions.length} B registers with --allocation distinct, budget ${options.registers}`,
+      };
+    const order = regions
+      .map((_, i) => i)
+      .sort((a, b) => regions[a]!.entry - regions[b]!.entry || d[a]! - d[b]!);
+    const reg = new Map(order.map((i, k) => [i, k]));
+    return {
+      ok: true,
+      placed: regions.map((region, i) => ({
+        id: firstId + i,
+        region,
+        depth: d[i]!,
+        reg: reg.get(i)!,
+        spill: null,
+      })),
+    };
+  }
+  return {
+    ok: true,
+    placed: regions.map((region, i) => ({
+      id: firstId + i,
+      region,
+      depth: d[i]!,
+      reg: d[i]! % options.registers,
+      spill: d[i]! >= options.registers ? options.spillBase + d[i]! - options.registers : null,
+    })),
+  };
+}

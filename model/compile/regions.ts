@@ -1,0 +1,241 @@
+/**
+ * Reconvergence regions of one function: where the Turing pass puts `BSSY` and `BSYNC`.
+ *
+ * A region is (entry, join, body): `BSSY` runs on entry (for lanes coming from outside the body),
+ * `BSYNC` runs on the way into `join` (for lanes coming from inside), and the body is every PC
+ * reachable from the entry without passing the join. Sources and decisions (docs/semantics.md,
+ * "Compile passes"):
+ * - every potentially divergent branch (a conditional direct BRA/JMP; BRA.DIV/.CONV are uniform)
+ *   gets a region joining at its IPDOM in the exit-relaxed graph (seed 000 §V-E: "a branch that
+ *   causes divergence is always preceded by a BSSY"; SEMANTICS §2 BSSY row);
+ * - a branch whose region would contain a cycle through the branch (a loop exit) is hoisted: its
+ *   BSSY goes before the header of the outermost natural loop that holds the branch but not the
+ *   join, so lanes arm the barrier once, not on every iteration (seed 000 Fig. 7: BSSY before the
+ *   loop);
+ * - a forward branch whose target T is not its IPDOM also gets an *early* region joining at T when
+ *   every other way out of the code between the branch and T leads to a point after T (a strict
+ *   post-dominator of T): the lanes taking those ways BREAK out first (seed 000 §VI-B, Fig. 6);
+ * - a spin loop (see `spinLoops.ts`) with `deadlockAware` has its join delayed to the last point
+ *   of the join's post-dominator chain, past the release, and gets a YIELD at its header
+ *   (seed 000 §VI-C, Fig. 7).
+ * Regions must nest (laminar extents); a region with a side entry, one crossing an accepted
+ * region, or one nested in a region with the same join is dropped, with a note.
+ */
+import { controlOf } from '../isa/control.ts';
+import { EXIT_NODE, edgesFrom, postDominatorChain, type FnGraph, type PcLoop } from './graph.ts';
+import { spinLoop } from './spinLoops.ts';
+
+export type RegionKind = 'ipdom' | 'loop' | 'early';
+
+export interface Region {
+  readonly kind: RegionKind;
+  /** PC whose pre-sequence holds the BSSY. */
+  readonly entry: number;
+  /** PC whose pre-sequence holds the BSYNC. */
+  readonly join: number;
+  /** PCs inside the region; holds `entry` only when the region is a loop (the header). */
+  readonly body: ReadonlySet<number>;
+  /** The branches this region serves. */
+  readonly branches: readonly number[];
+  /** Spin loop whose join was delayed (deadlock-aware placement). */
+  readonly delayed: boolean;
+}
+
+/** Lanes at `u` belong to region `r` (they must BSYNC when they reach its join). */
+export const inRegion = (r: Region, u: number): boolean => r.body.has(u) || u === r.entry;
+
+export interface RegionOptions {
+  readonly deadlockAware: boolean;
+}
+
+export interface FunctionRegions {
+  readonly regions: readonly Region[];
+  /** Loop headers that get a YIELD (spin loops, deadlock-aware placement). */
+  readonly yields: ReadonlySet<number>;
+  readonly notes: readonly string[];
+}
+
+/** PCs reachable from `from` (included) without entering `stop` or any PC in `also`. */
+function reach(
+  g: FnGraph,
+  from: readonly number[],
+  stop: number,
+  also: ReadonlySet<number> = new Set(),
+): Set<number> {
+  const seen = new Set<number>();
+  const work = from.filter((p) => p !== stop && p !== EXIT_NODE && !also.has(p));
+  while (work.length > 0) {
+    const pc = work.pop()!;
+    if (seen.has(pc)) continue;
+    seen.add(pc);
+    for (const e of edgesFrom(g, pc))
+      if (e.to !== EXIT_NODE && e.to !== stop && !also.has(e.to)) work.push(e.to);
+  }
+  return seen;
+}
+
+/** A reachable PC outside `body` (and not `entry`) with an edge into `body` other than to `entry`. */
+function sideEntry(g: FnGraph, entry: number, body: ReadonlySet<number>): number | null {
+  for (const v of body) {
+    if (v === entry) continue;
+    for (const u of g.preds[v - g.fn.start]!)
+      if (u !== entry && !body.has(u) && g.reachable.has(u)) return u;
+  }
+  return null;
+}
+
+/** Conditional direct branches that may diverge. */
+function divergentBranches(g: FnGraph): number[] {
+  const out: number[] = [];
+  for (let pc = g.fn.start; pc < g.fn.end; pc++) {
+    if (!g.reachable.has(pc)) continue;
+    const c = controlOf(g.program, pc);
+    const ins = g.program.instructions[pc]!;
+    const uniform = ins.modifiers.includes('DIV') || ins.modifiers.includes('CONV');
+    if (c.kind === 'branch' && c.conditional && !uniform) out.push(pc);
+  }
+  return out;
+}
+
+const hex = (g: FnGraph, pc: number): string =>
+  `${g.fn.name}+0x${g.program.instructions[pc]!.offset.toString(16).padStart(4, '0')}`;
+
+/** Finds, filters and orders the regions of one function. */
+export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions {
+  const notes: string[] = [];
+  const candidates = new Map<string, Region>();
+  const yields = new Set<number>();
+  const add = (r: Region): void => {
+    const key = `${r.entry}:${r.join}`;
+    const old = candidates.get(key);
+    candidates.set(key, old ? { ...old, branches: [...old.branches, ...r.branches] } : r);
+  };
+
+  for (const p of divergentBranches(g)) {
+    const q0 = g.ipdom(p);
+    const succ = edgesFrom(g, p).map((e) => e.to);
+    if (q0 === null || q0 === EXIT_NODE) {
+      notes.push(
+        `${hex(g, p)}: no reconvergence point (every way on ends in EXIT or never ends); no region`,
+      );
+    } else {
+      let body = reach(g, succ, q0);
+      let entry = p;
+      let loop: PcLoop | null = null;
+      if (body.has(p)) {
+        // A cycle through the branch: hoist to the outermost loop holding p but not the join.
+        const holding = g.loops.filter((l) => l.body.has(p) && !l.body.has(q0));
+        loop = holding.sort((a, b) => b.body.size - a.body.size)[0] ?? null;
+        if (loop === null) {
+          notes.push(
+            `${hex(g, p)}: lies on a cycle with no natural loop header (irreducible); no region`,
+          );
+          continue;
+        }
+        entry = loop.header;
+        body = reach(g, [entry], q0);
+      }
+      let join = q0;
+      let delayed = false;
+      if (loop !== null && spinLoop(g, loop)) {
+        if (options.deadlockAware) {
+          yields.add(loop.header);
+          // Past the release: the last PC of the join's post-dominator chain (seed 000 §VI-C).
+          const chain = postDominatorChain(g, q0);
+          const last = chain.length > 0 ? chain[chain.length - 1]! : q0;
+          if (last !== q0) {
+            const later = reach(g, [entry], last);
+            if (sideEntry(g, entry, later) === null) {
+              join = last;
+              body = later;
+              delayed = true;
+            } else notes.push(`${hex(g, p)}: spin loop join not delayed (side entry)`);
+          }
+        }
+      }
+      const side = sideEntry(g, entry, body);
+      if (side !== null)
+        notes.push(`${hex(g, p)}: region entered from ${hex(g, side)} without its BSSY; no region`);
+      else
+        add({
+          kind: loop === null ? 'ipdom' : 'loop',
+          entry,
+          join,
+          body,
+          branches: [p],
+          delayed,
+        });
+    }
+    const early = earlyRegion(g, p, q0);
+    if (early !== null) add(early);
+  }
+  const accepted = laminar(g, [...candidates.values()], notes);
+  return { regions: accepted, yields, notes };
+}
+
+/**
+ * The early region of a forward branch p → T (seed 000 §VI-B, Fig. 6), or null: T is not the
+ * IPDOM, the code between p and T (reachable from p without passing T) has no cycle through p and
+ * no side entry, and each of its other exits leads to a strict post-dominator of T (or exits).
+ */
+function earlyRegion(g: FnGraph, p: number, q0: number | null): Region | null {
+  const taken = edgesFrom(g, p).filter((e) => e.kind === 'taken');
+  if (taken.length !== 1) return null;
+  const t = taken[0]!.to;
+  if (t === EXIT_NODE || t <= p + 1 || t === q0) return null;
+  const after = new Set(postDominatorChain(g, t));
+  const body = reach(g, [p + 1], t, after);
+  if (body.size === 0 || body.has(p) || (q0 !== null && body.has(q0))) return null;
+  let escapes = 0;
+  let joins = 0;
+  for (const u of body)
+    for (const e of edgesFrom(g, u)) {
+      if (e.to === t) joins++;
+      if (e.to === t || body.has(e.to)) continue;
+      if (e.to !== EXIT_NODE && !after.has(e.to)) return null;
+      if (e.to !== EXIT_NODE) escapes++;
+    }
+  // Useful only when some lanes of the body reach T and some leave early.
+  if (escapes === 0 || joins === 0 || sideEntry(g, p, body) !== null) return null;
+  return { kind: 'early', entry: p, join: t, body, branches: [p], delayed: false };
+}
+
+const extent = (r: Region): Set<number> => new Set([...r.body, r.entry]);
+const subset = (a: ReadonlySet<number>, b: ReadonlySet<number>): boolean =>
+  [...a].every((x) => b.has(x));
+
+/**
+ * Keeps the regions that nest: IPDOM and loop regions first, larger first, then early regions.
+ * A region inside an accepted one must join inside it or at its join; at its join it adds nothing
+ * (the outer BSYNC already reunites those lanes) and is dropped.
+ */
+function laminar(g: FnGraph, cands: readonly Region[], notes: string[]): Region[] {
+  const rank = (r: Region): number => (r.kind === 'early' ? 1 : 0);
+  const ordered = [...cands].sort(
+    (a, b) => rank(a) - rank(b) || extent(b).size - extent(a).size || a.entry - b.entry,
+  );
+  const accepted: Region[] = [];
+  for (const r of ordered) {
+    const er = extent(r);
+    let why: string | null = null;
+    for (const a of accepted) {
+      const ea = extent(a);
+      const inside = subset(er, ea);
+      const outside = subset(ea, er);
+      const disjoint = [...er].every((x) => !ea.has(x));
+      if (disjoint) continue;
+      if (inside && !outside) {
+        if (r.join === a.join) why = `nested in the region joining at the same point`;
+        else if (!a.body.has(r.join)) why = `joins outside its enclosing region`;
+      } else if (outside && !inside) {
+        if (r.join === a.join) why = `encloses a region joining at the same point`;
+        else if (!r.body.has(a.join)) why = `an enclosed region joins outside it`;
+      } else why = inside ? 'duplicates another region' : 'crosses another region';
+      if (why !== null) break;
+    }
+    if (why === null) accepted.push(r);
+    else if (!why.startsWith('nested'))
+      notes.push(`${hex(g, r.branches[0]!)}: ${r.kind} region dropped: ${why}`);
+  }
+  return accepted;
+}
