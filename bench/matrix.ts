@@ -15,8 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../cli/main.ts';
-import { noColour, type Io } from '../cli/output.ts';
+import { cli, formatted, sectionIn, withSection } from './cli.ts';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -61,20 +60,6 @@ interface Cell {
   readonly verdict: string;
   readonly states: number;
   readonly bound: string | null;
-}
-
-/** Runs the CLI in-process with captured output. */
-async function cli(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = {
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    interactive: false,
-    colour: noColour,
-  };
-  const code = await main(args, io);
-  return { code, out, err };
 }
 
 /** One column: every mechanism's verdict on the column's program. */
@@ -134,33 +119,29 @@ export async function matrixTable(): Promise<string> {
 }
 
 /** The document's text with the table between the markers replaced. */
-export function withTable(doc: string, tableText: string): string {
-  const b = doc.indexOf(BEGIN);
-  const e = doc.indexOf(END);
-  if (b < 0 || e < b) throw new Error(`${MATRIX_DOC}: markers ${BEGIN} … ${END} not found`);
-  return doc.slice(0, b + BEGIN.length) + '\n' + tableText + doc.slice(e);
-}
+export const withTable = (doc: string, tableText: string): string =>
+  withSection(doc, BEGIN, END, tableText);
 
 /** The table currently in the document, between the markers. */
-export function tableIn(doc: string): string | null {
-  const b = doc.indexOf(BEGIN);
-  const e = doc.indexOf(END);
-  return b < 0 || e < b ? null : doc.slice(b + BEGIN.length + 1, e);
-}
+export const tableIn = (doc: string): string | null => sectionIn(doc, BEGIN, END);
 
 async function run(argv: readonly string[]): Promise<number> {
   const t = await matrixTable();
   const doc = readFileSync(MATRIX_DOC, 'utf8');
+  // The document as the tool would write it (prettier pads the table's columns).
+  const fresh = await formatted(MATRIX_DOC, withTable(doc, t));
   if (argv.includes('--check')) {
-    const same = tableIn(doc) === t;
+    const same = fresh === doc;
     process.stdout.write(
-      same ? 'docs/mechanisms.md matches the tool\n' : `differs; the tool says:\n${t}`,
+      same
+        ? 'docs/mechanisms.md matches the tool\n'
+        : `docs/mechanisms.md differs; the tool says:\n${t}`,
     );
     return same ? 0 : 1;
   }
   process.stdout.write(t);
   if (!argv.includes('--no-write')) {
-    writeFileSync(MATRIX_DOC, withTable(doc, t));
+    writeFileSync(MATRIX_DOC, fresh);
     process.stderr.write(`wrote ${MATRIX_DOC}\n`);
   }
   return 0;

@@ -14,9 +14,10 @@
  */
 import { fork } from 'node:child_process';
 import { execSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { writeFormatted } from './cli.ts';
 import { runMicro, type MicroResult } from './micro.ts';
 import type { RowResult, RowSpec } from './row.ts';
 
@@ -281,11 +282,6 @@ function report({ info, args, results, plain, turing, micro }: Raw): string {
 }
 
 /** Writes a file as the repository's prettier config formats it (CI checks formatting). */
-async function writeFormatted(file: string, text: string): Promise<void> {
-  const prettier = await import('prettier');
-  const options = (await prettier.resolveConfig(file)) ?? {};
-  writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
-}
 
 /** The hand-written analysis kept below the generated tables (`bench/NOTES.md`). */
 function readNotes(): string {

@@ -1,0 +1,50 @@
+import { writeFileSync } from 'node:fs';
+import { main } from '../cli/main.ts';
+import { noColour, type Io } from '../cli/output.ts';
+
+/**
+ * Runs the `warpcheck` CLI in-process with captured output: the bench scripts that write tables
+ * into docs/ (matrix, core comparison) use the tool's own `--json`, so the documents show exactly
+ * what the tool prints.
+ */
+export async function cli(
+  args: readonly string[],
+): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: Io = {
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    interactive: false,
+    colour: noColour,
+  };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+/** Replaces the text between two marker lines of a document. */
+export function withSection(doc: string, begin: string, end: string, body: string): string {
+  const b = doc.indexOf(begin);
+  const e = doc.indexOf(end);
+  if (b < 0 || e < b) throw new Error(`markers ${begin} … ${end} not found`);
+  return doc.slice(0, b + begin.length) + '\n' + body + doc.slice(e);
+}
+
+/** The text between two marker lines, or null. */
+export function sectionIn(doc: string, begin: string, end: string): string | null {
+  const b = doc.indexOf(begin);
+  const e = doc.indexOf(end);
+  return b < 0 || e < b ? null : doc.slice(b + begin.length + 1, e);
+}
+
+/** `text` formatted by prettier as the file `file` would be (so generated docs pass `prettier --check`). */
+export async function formatted(file: string, text: string): Promise<string> {
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  return prettier.format(text, { ...options, filepath: file });
+}
+
+/** Writes `text` to `file`, formatted by prettier. */
+export async function writeFormatted(file: string, text: string): Promise<void> {
+  writeFileSync(file, await formatted(file, text));
+}
