@@ -14,7 +14,9 @@ export const termination: Law = {
   tag: 'P1',
   description:
     'every kernel that terminates on its terminates on the mechanism (issue 4 P1; seed 000 §III–IV, SEMANTICS §3.1, §6)',
-  sources: () => ['mixed'],
+  // Turing code only for the mechanisms meant for it (its, hanoi): a pre-Volta stack cannot wait at
+  // a WARPSYNC and says so with a violation (SEMANTICS §3.2), which is not a termination question.
+  sources: (m) => (m === 'its' || m === 'hanoi' ? ['mixed', 'turing'] : ['mixed']),
   appliesTo: () => true, // on its itself: the explorer agrees with itself (a cheap determinism check)
   check(kernel, mechanism, o) {
     const ref = explore(build(kernel, 'its', {}, false).machine, o.budget);

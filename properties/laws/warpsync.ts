@@ -1,6 +1,7 @@
 import type { Machine, MachineState, Transition } from '../../model/machine/machine.ts';
 import type { HanoiState } from '../../model/mechanisms/hanoi.ts';
 import { AT_WARPSYNC, READY, type ItsState } from '../../model/mechanisms/its.ts';
+import { predTrue } from '../../model/lanes/execute.ts';
 import { build, walk } from './machine.ts';
 import type { Law, LawOutcome } from './types.ts';
 
@@ -27,6 +28,23 @@ function itsProblem(
         (a.wait[k] === AT_WARPSYNC && a.named[k] === mask) || ((arriving >>> k) & 1) === 1;
       if (!there)
         return `lane ${l} passed the WARPSYNC ${m.fmt.mask(mask)} before lane ${k} arrived`;
+    }
+  }
+  // Lanes that arrive and pass in the same step: the rest of their (immediate) mask was there.
+  const op = m.ops[t.issue.pc]!;
+  if (op.kind === 'warpsync' && op.mask?.kind === 'imm') {
+    const mask = (op.mask.value & m.ctx.full) >>> 0;
+    // Lanes whose guard is false do not take part (SEMANTICS §2): they just go on.
+    const part = (arriving & predTrue(pre.warps[t.warp]!.data, op.guard, m.ctx.full)) >>> 0;
+    for (let l = 0; l < a.pcs.length; l++) {
+      if (!((part >>> l) & 1) || b.wait[l] !== READY || b.pcs[l] !== t.issue.pc + 1) continue;
+      for (let k = 0; k < a.pcs.length; k++) {
+        if (!((mask >>> k) & 1) || (exited >>> k) & 1) continue;
+        const there =
+          (a.wait[k] === AT_WARPSYNC && a.named[k] === mask) || ((arriving >>> k) & 1) === 1;
+        if (!there)
+          return `lane ${l} went through the WARPSYNC ${m.fmt.mask(mask)} while lane ${k} was elsewhere`;
+      }
     }
   }
   const pcs = m.mechanism.candidates(b).map((g) => g.pc);
