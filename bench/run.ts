@@ -19,14 +19,21 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { writeFormatted } from './cli.ts';
 import { runMicro, type MicroResult } from './micro.ts';
+import { coreCells, CORE_HEADER, runCoreBench, type CoreBench } from './coreBench.ts';
 import type { RowResult, RowSpec } from './row.ts';
+import { MECHANISMS } from '../model/mechanisms/registry.ts';
 
 interface Args {
   readonly quick: boolean;
   readonly write: boolean;
   readonly timeoutS: number;
   readonly maxStates: number;
+  /** Sections to run; the others are kept from bench/results.json. */
+  readonly sections: readonly Section[];
 }
+
+const SECTIONS = ['spinlock', 'plain', 'turing', 'mechanisms', 'core', 'micro'] as const;
+type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Args {
   const quick = argv.includes('--quick');
@@ -39,12 +46,27 @@ function parseArgs(argv: readonly string[]): Args {
     write: argv.includes('--write') || (!quick && !argv.includes('--no-write')),
     timeoutS: at('--timeout') ?? (quick ? 10 : 60),
     maxStates: at('--max-states') ?? 60_000_000,
+    sections: sectionsOf(argv),
   };
+}
+
+/** `--sections mechanisms,core`: only those (validated); default every section. */
+function sectionsOf(argv: readonly string[]): Section[] {
+  const i = argv.indexOf('--sections');
+  if (i < 0) return [...SECTIONS];
+  const asked = (argv[i + 1] ?? '').split(',');
+  const bad = asked.filter((x) => !SECTIONS.includes(x as Section));
+  if (bad.length) {
+    console.error(`--sections ${bad.join(',')}: expected some of ${SECTIONS.join(', ')}`);
+    process.exit(2);
+  }
+  return asked as Section[];
 }
 
 const ROW = fileURLToPath(new URL('./row.ts', import.meta.url));
 const RESULTS = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const RAW = fileURLToPath(new URL('./results.json', import.meta.url));
+const LOADS = fileURLToPath(new URL('../scenarios/core/divergent-loads.sass', import.meta.url));
 const FIG7 = fileURLToPath(
   new URL('../scenarios/seed000-fig7-spinlock-yield.sass', import.meta.url),
 );
@@ -59,6 +81,10 @@ interface Raw {
   readonly plain: readonly Outcome[];
   /** The Turing spinlock (seed 000 Fig. 7) on `hanoi` and `its`; absent in older results. */
   readonly turing?: readonly Outcome[];
+  /** Every registered mechanism on the divergent-loads kernel; absent in older results. */
+  readonly mechanisms?: readonly Outcome[];
+  /** Cycles simulated per second by the issue core; absent in older results. */
+  readonly core?: readonly CoreBench[];
   readonly micro: readonly MicroResult[];
 }
 
@@ -127,15 +153,6 @@ function markdownTable(header: readonly string[], rows: readonly (readonly strin
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-function plainTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i >= 1 && i !== 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
-      .join('  ');
-  return [line(header), ...rows.map(line)].join('\n');
-}
-
 function machineInfo(): string[] {
   const cpu =
     readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ??
@@ -166,7 +183,14 @@ async function main(): Promise<void> {
     return;
   }
   const args = parseArgs(process.argv.slice(2));
-  const info = machineInfo();
+  const info = [
+    ...machineInfo(),
+    ...(args.sections.length < SECTIONS.length
+      ? [
+          `- sections measured in this run: ${args.sections.join(', ')}; the others are kept from an earlier run (bench/results.json)`,
+        ]
+      : []),
+  ];
   console.log(info.join('\n') + '\n');
   const widths = args.quick ? [4, 8] : [4, 8, 16, 32];
   const specs: RowSpec[] = [];
@@ -192,50 +216,90 @@ async function main(): Promise<void> {
       reduce: { deadValues: false },
     })),
   );
-  const results: (RowResult | { spec: RowSpec; error: string })[] = [];
-  for (const spec of specs) {
-    const r = await runChild(spec);
-    results.push(r);
-    console.log(rowCells(r).join('  '));
-  }
-  console.log('\nwithout the dead-value reduction:');
-  const plain: (RowResult | { spec: RowSpec; error: string })[] = [];
-  for (const spec of unreduced) {
-    const r = await runChild(spec);
-    plain.push(r);
-    console.log(rowCells(r).join('  '));
-  }
+  const previous: Partial<Raw> = (() => {
+    try {
+      return JSON.parse(readFileSync(RAW, 'utf8')) as Raw;
+    } catch {
+      return {};
+    }
+  })();
+  const want = (x: Section) => args.sections.includes(x);
+  const runRows = async (title: string, rowSpecs: readonly RowSpec[]): Promise<Outcome[]> => {
+    console.log(`\n${title}:`);
+    const out: Outcome[] = [];
+    for (const spec of rowSpecs) {
+      const r = await runChild(spec);
+      out.push(r);
+      console.log(rowCells(r).join('  '));
+    }
+    return out;
+  };
+  const results = want('spinlock') ? await runRows('spinlock', specs) : (previous.results ?? []);
+  const plain = want('plain')
+    ? await runRows('without the dead-value reduction', unreduced)
+    : (previous.plain ?? []);
   // The spinlock as compiled for Turing (seed 000 Fig. 7: BSSY, YIELD at the loop top, BSYNC
   // after the release) on hanoi and on its with its barrier semantics.
-  console.log('\nTuring spinlock (seed 000 Fig. 7) on hanoi and its:');
-  const turing: (RowResult | { spec: RowSpec; error: string })[] = [];
-  for (const mechanism of ['hanoi', 'its'])
-    for (const warps of [1, 2])
-      for (const warpSize of widths) {
-        const r = await runChild({
-          mechanism,
-          warpSize,
-          warps,
+  const turing = want('turing')
+    ? await runRows(
+        'Turing spinlock (seed 000 Fig. 7) on hanoi and its',
+        ['hanoi', 'its'].flatMap((mechanism) =>
+          [1, 2].flatMap((warps) =>
+            widths.map((warpSize) => ({
+              mechanism,
+              warpSize,
+              warps,
+              maxStates: args.maxStates,
+              timeoutMs: args.timeoutS * 1000,
+              file: FIG7,
+            })),
+          ),
+        ),
+      )
+    : previous.turing;
+  // Every registered mechanism on one workload that every one of them runs to the end.
+  const mechanisms = want('mechanisms')
+    ? await runRows(
+        'every mechanism: divergent loads, W = 4, K = 4',
+        MECHANISMS.map((f) => ({
+          mechanism: f.id,
+          warpSize: 4,
+          warps: 4,
           maxStates: args.maxStates,
           timeoutMs: args.timeoutS * 1000,
-          file: FIG7,
-        });
-        turing.push(r);
-        console.log(rowCells(r).join('  '));
-      }
-  console.log('\nmicro-benchmarks:');
-  const micro = runMicro(args.quick);
-  for (const m of micro) console.log(`${m.nsPerOp.toFixed(0).padStart(8)} ns/${m.unit}  ${m.name}`);
-  console.log('\n' + plainTable(HEADER, results.map(rowCells)));
+          file: LOADS,
+        })),
+      )
+    : previous.mechanisms;
+  const core = want('core') ? runCoreBench(args.quick) : previous.core;
+  if (want('core')) {
+    console.log('\nissue core:');
+    for (const c of core ?? []) console.log(coreCells(c).join('  '));
+  }
+  const micro = want('micro') ? runMicro(args.quick) : (previous.micro ?? []);
+  if (want('micro')) {
+    console.log('\nmicro-benchmarks:');
+    for (const m of micro)
+      console.log(`${m.nsPerOp.toFixed(0).padStart(8)} ns/${m.unit}  ${m.name}`);
+  }
   if (args.write) {
-    const raw: Raw = { info, args, results, plain, turing, micro };
+    const raw: Raw = {
+      info,
+      args,
+      results,
+      plain,
+      ...(turing ? { turing } : {}),
+      ...(mechanisms ? { mechanisms } : {}),
+      ...(core ? { core } : {}),
+      micro,
+    };
     await writeFormatted(RAW, JSON.stringify(raw));
     await writeFormatted(RESULTS, report(raw));
     console.log(`\nwrote ${RESULTS} and ${RAW}`);
   }
 }
 
-function report({ info, args, results, plain, turing, micro }: Raw): string {
+function report({ info, args, results, plain, turing, mechanisms, core, micro }: Raw): string {
   const microRows = micro.map((m) => [m.name, `${m.nsPerOp.toFixed(0)} ns per ${m.unit}`]);
   const notes = readNotes();
   return [
@@ -268,6 +332,32 @@ function report({ info, args, results, plain, turing, micro }: Raw): string {
           'semantics of SEMANTICS §3.1.',
           '',
           markdownTable(HEADER, turing.map(rowCells)),
+          '',
+        ]
+      : []),
+    ...(mechanisms
+      ? [
+          '## Every mechanism (states per second)',
+          '',
+          '`scenarios/core/divergent-loads.sass` (a two-way branch, two dependent global loads per',
+          'path; every mechanism runs it to the end) with W = 4 lanes and K = 4 warps: the state',
+          'space is the interleavings of the warps, so its size depends on how many steps each',
+          'mechanism takes and how many paths it lets run (its, mp-ipdom, dual-path). Default',
+          'options, refinement against `its` checked at every step.',
+          '',
+          markdownTable(HEADER, mechanisms.map(rowCells)),
+          '',
+        ]
+      : []),
+    ...(core
+      ? [
+          '## Issue core (cycles simulated per second)',
+          '',
+          '`simulate` (model/core) run to the end, best of three; loose round robin, default',
+          'latencies. Cycles per second counts simulated cycles, most of them idle on these',
+          'latency-bound kernels; issues per second counts issued instructions.',
+          '',
+          markdownTable(CORE_HEADER, core.map(coreCells)),
           '',
         ]
       : []),
