@@ -128,4 +128,69 @@ describe('opcode-convergent (seed 002 §4–5)', () => {
     expect([oc.verdict, oc.kind]).toEqual(['deadlock', 'livelock']);
     expect([oc.verdict, oc.kind]).toEqual([simt.verdict, simt.kind]);
   });
+
+  it('runs a nested structure inside a merged region as an ordinary entry (§4.9, outer merged on a tie)', () => {
+    // The outer if/else (P0 = lane odd) merges 2 IADD3 pairs; its taken side holds an inner
+    // if/else (P1 = lane & 2) that saves 2 too, so the outer level is merged and the inner one
+    // runs as a `sub` slot: a plain entry (rpc = IJ) pushed above the region entry.
+    const text = `// @warpcheck warp-size=4 warps=1
+\tFunction : n
+        S2R R0, SR_LANEID ;
+        LOP3.LUT R8, R0, 0x1, RZ, 0xc0, !PT ;
+        ISETP.NE.AND P0, PT, R8, RZ, PT ;
+        LOP3.LUT R9, R0, 0x2, RZ, 0xc0, !PT ;
+        ISETP.NE.AND P1, PT, R9, RZ, PT ;
+   @P0  BRA OT ;
+        IADD3 R1, R0, 0x1, RZ ;
+        IADD3 R2, R0, 0x2, RZ ;
+        IADD3 R3, R0, 0x3, RZ ;
+        BRA J ;
+OT:
+        IADD3 R1, R0, 0x4, RZ ;
+   @P1  BRA IT ;
+        LOP3.LUT R4, R0, 0x1, RZ, 0xfc, !PT ;
+        LOP3.LUT R4, R4, 0x2, RZ, 0xfc, !PT ;
+        BRA IJ ;
+IT:
+        LOP3.LUT R5, R0, 0x1, RZ, 0xfc, !PT ;
+        LOP3.LUT R5, R5, 0x2, RZ, 0xfc, !PT ;
+IJ:
+        IADD3 R6, R0, 0x5, RZ ;
+J:
+        EXIT ;
+`;
+    const oc = bare(text, 'opcode-convergent');
+    const ref = bare(text, 'its');
+    const a = run(oc);
+    const b = run(ref);
+    expect(laneTraces(a.steps, W)).toEqual(laneTraces(b.steps, W));
+    expect(finalData(oc, a.final)).toEqual(finalData(ref, b.final));
+    // Merged, by hand (PCs 6-9 not-taken, OT = 10, inner branch 11, IJ = 17): taken units are
+    // 10, sub(11..17), 17; not-taken 6, 7, 8, BRA. The trace-back from the last cell pairs 17 with
+    // 8, skips the sub unit, and pairs 10 with 7 (each taken element as late as possible); 6 runs
+    // alone first.
+    expect(
+      a.steps.filter((t) => t.issue.merged).map((t) => [t.issue.pc, t.issue.merged!.pc]),
+    ).toEqual([
+      [10, 7],
+      [17, 8],
+    ]);
+    // While the inner structure runs, a plain entry for the taken group (lanes 1, 3) sits above the
+    // region entry.
+    const views = a.steps.map(
+      (t) =>
+        (
+          oc.mechanism.view(t.next!.warps[0]!.mech, oc.fmt).data as {
+            stack: { region?: string; rpc?: string }[];
+          }
+        ).stack,
+    );
+    expect(
+      views.some(
+        (st) => st.length >= 2 && st[0]!.region === undefined && st[1]!.region !== undefined,
+      ),
+    ).toBe(true);
+    // simt-stack: outer 4 + 3 (+ inner 3 + 2) against 2 merges saved here.
+    expect(a.steps.length).toBe(run(bare(text, 'simt-stack')).steps.length - 2);
+  });
 });
