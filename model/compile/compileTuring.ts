@@ -52,7 +52,7 @@ export interface Compiled {
 }
 
 /** Opcodes that mark code already lowered for convergence barriers. */
-const LOWERED = new Set(['BSSY', 'BSYNC', 'BREAK', 'BMOV', 'WARPSYNC', 'YIELD']);
+const LOWERED = new Set(['BSSY', 'BSYNC', 'BREAK', 'BMOV']);
 
 /** Highest general register the program names (address pairs and wide results counted). */
 function highestRegister(program: Program): number {

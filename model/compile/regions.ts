@@ -140,16 +140,21 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
       if (loop !== null && spinLoop(g, loop)) {
         if (options.deadlockAware) {
           yields.add(loop.header);
-          // Past the release: the last PC of the join's post-dominator chain (seed 000 §VI-C).
-          const chain = postDominatorChain(g, q0);
-          const last = chain.length > 0 ? chain[chain.length - 1]! : q0;
-          if (last !== q0) {
-            const later = reach(g, [entry], last);
-            if (sideEntry(g, entry, later) === null) {
-              join = last;
-              body = later;
-              delayed = true;
-            } else notes.push(`${hex(g, p)}: spin loop join not delayed (side entry)`);
+          // Past the release (seed 000 §VI-C): the furthest point of the join's post-dominator
+          // chain whose region still has a single entry — the last one before code that lanes
+          // from outside reach too (an enclosing region's join, or the function's end).
+          for (const x of postDominatorChain(g, q0)) {
+            const later = reach(g, [entry], x);
+            if (sideEntry(g, entry, later) !== null) break;
+            join = x;
+            body = later;
+            delayed = true;
+          }
+          if (!delayed) {
+            // A BSYNC at the loop exit would wait for lanes that spin on what the waiting lanes
+            // hold: better no region (the lanes reconverge at an enclosing join, or never).
+            notes.push(`${hex(g, p)}: spin loop whose join cannot be delayed; no region`);
+            continue;
           }
         }
       }
