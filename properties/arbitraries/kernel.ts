@@ -4,6 +4,7 @@
  * so that a law can declare its expected failures per mechanism and class (issue 4, item 3).
  */
 import fc from 'fast-check';
+import type { Machine, MachineState } from '../../model/machine/machine.ts';
 
 /**
  * A class of control flow or synchronisation present in a generated kernel. Classes are computed
@@ -90,3 +91,36 @@ export function instructionCount(text: string): number {
  */
 export const scheduleArbitrary = (maxLength = 64): fc.Arbitrary<readonly number[]> =>
   fc.array(fc.nat(7), { maxLength });
+
+/** Where a single run ended: every lane exited, nothing could issue, a step stopped it, or it ran too long. */
+export type RunEnd = 'terminated' | 'blocked' | 'stopped' | 'too-long';
+
+/**
+ * Runs one schedule to its end: in every state, `choose(n, step)` picks one of the `n` successors.
+ * Returns each thread's trace — the PCs it was issued at, in order (thread id = warp · W + lane) —
+ * and how the run ended. Per-lane traces of a deterministic kernel do not depend on `choose`.
+ */
+export function laneTraces(
+  machine: Machine,
+  choose: (n: number, step: number) => number,
+  maxSteps = 20_000,
+): { traces: number[][]; end: RunEnd; state: MachineState } {
+  const W = machine.launch.warpSize;
+  const traces: number[][] = Array.from({ length: W * machine.launch.warps }, () => []);
+  let s = machine.initial();
+  for (let step = 0; step < maxSteps; step++) {
+    const succ = machine.successors(s);
+    if (succ.length === 0)
+      return {
+        traces,
+        end: machine.status(s) === 'terminated' ? 'terminated' : 'blocked',
+        state: s,
+      };
+    const t = succ[choose(succ.length, step) % succ.length]!;
+    for (const { pc, mask } of t.issue.merged ? [t.issue, t.issue.merged] : [t.issue])
+      for (let l = 0; l < W; l++) if ((mask >>> l) & 1) traces[t.warp * W + l]!.push(pc);
+    if (!t.next) return { traces, end: 'stopped', state: s };
+    s = t.next;
+  }
+  return { traces, end: 'too-long', state: s };
+}

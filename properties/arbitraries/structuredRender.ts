@@ -40,7 +40,6 @@ interface Loop {
 interface FnCtx {
   readonly index: number;
   readonly recursive: boolean;
-  readonly epilogue: string;
 }
 
 const hex = (n: number): string => (n < 0 ? `-0x${(-n).toString(16)}` : `0x${n.toString(16)}`);
@@ -256,8 +255,13 @@ export function renderStructured(ast: StructuredAst): {
         if (s.kind === 'return' && fn === null) return;
         emitCond(out, s.cond, loop);
         if (s.kind === 'exit') out.push('   @P0  EXIT ;');
-        else if (fn!.recursive) out.push(`   @P0  BRA \`(${fn!.epilogue}) ;`);
-        else out.push(`   @P0  RET.REL.NODEC R${20 + fn!.index} 0x0 ;`);
+        else {
+          // A recursive function pops its saved return address first, under the same guard.
+          const r = 20 + fn!.index;
+          if (fn!.recursive)
+            out.push('   @P0  IADD3 R5, R5, -0x1, RZ ;', `   @P0  LDS R${r}, [R5+${hex(STACK)}] ;`);
+          out.push(`   @P0  RET.REL.NODEC R${r} 0x0 ;`);
+        }
         classes.add('early-exit');
         leave(ctx, s.cond, true);
         return;
@@ -629,7 +633,6 @@ export function renderStructured(ast: StructuredAst): {
     const may = callMay[j];
     if (may === undefined) return;
     const out: string[] = [];
-    const epilogue = fresh();
     if (f.recursive) {
       // Save the return address on the thread's stack, recurse while the depth is positive, run
       // the body, restore and return (seed 000 §V-D: the return address lives in a register).
@@ -653,13 +656,8 @@ export function renderStructured(ast: StructuredAst): {
       f.body,
       { may: may.slice(), must: none, sync: false, gone: zero(), dirty: false },
       null,
-      {
-        index: j,
-        recursive: f.recursive,
-        epilogue,
-      },
+      { index: j, recursive: f.recursive },
     );
-    out.push(`${epilogue}:`);
     if (f.recursive)
       out.push('        IADD3 R5, R5, -0x1, RZ ;', `        LDS R${20 + j}, [R5+${hex(STACK)}] ;`);
     out.push(`        RET.REL.NODEC R${20 + j} 0x0 ;`);
