@@ -4,6 +4,25 @@ import { popcount } from '../lanes/execute.ts';
 import { latencyClassOf, type Latencies, DEFAULT_LATENCIES } from './latency.ts';
 import { hazard, keysOf, reserve, retire, type Board, type ScoreboardKind } from './scoreboard.ts';
 import { warpOrder, type SchedulerKind } from './scheduler.ts';
+import {
+  dualReserve,
+  dualRetire,
+  dualWaits,
+  enter,
+  EMPTY_DUAL,
+  type DualBoard,
+} from './dualScoreboard.ts';
+import {
+  collect,
+  DEFAULT_BANKS,
+  DEFAULT_UNITS,
+  freeUnits,
+  held,
+  warHazard,
+  type Collector,
+  type CollectorConfig,
+  type CollectorKind,
+} from './operandCollector.ts';
 
 /**
  * The issue core (SEMANTICS §4): the warps of one block on one SM, each with its control-flow
@@ -20,6 +39,12 @@ export interface CoreConfig {
   readonly latencies: Latencies;
   /** Instructions issued per cycle, from different warps (default 1). */
   readonly issueWidth: number;
+  /** Operand collector (seed 002 §2.5; operandCollector.ts); absent or 'none': operands read at issue. */
+  readonly collector?: CollectorKind;
+  /** Register banks of the collector (default 4). */
+  readonly banks?: number;
+  /** Collector units (default 2). */
+  readonly collectorUnits?: number;
 }
 
 export const DEFAULT_CORE: CoreConfig = {
@@ -52,6 +77,10 @@ export interface CoreState {
   readonly counters: CoreCounters;
   /** Machine schedule so far: per issue, the warp and the index into `machine.successors`. */
   readonly schedule: readonly number[];
+  /** Per warp, the two boards of the `dual` scoreboard (dualScoreboard.ts); only for `dual`. */
+  readonly duals?: readonly DualBoard[];
+  /** Instructions holding collector units; only with a collector. */
+  readonly collector?: Collector;
 }
 
 /** One issue in a cycle, for replay views. */
@@ -90,7 +119,13 @@ export type CycleResult =
     }
   | { readonly kind: 'terminated'; readonly state: CoreState }
   | { readonly kind: 'blocked'; readonly state: CoreState }
-  | { readonly kind: 'stop'; readonly state: CoreState; readonly stop: Stop };
+  | {
+      readonly kind: 'stop';
+      readonly state: CoreState;
+      readonly stop: Stop;
+      /** The issue that showed a timing violation (war-hazard), when it was one. */
+      readonly issued?: readonly IssueRecord[];
+    };
 
 export interface Core {
   readonly machine: Machine;
@@ -104,11 +139,27 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
   const ops = machine.ops;
   // Per PC: scoreboard keys and latency, computed once.
   const info = ops.map((op, pc) => {
-    const { touched, written } = keysOf(operandsOf(op));
+    const o = operandsOf(op);
+    const { touched, written } = keysOf(o);
     const cls = latencyClassOf(op, machine.program.instructions[pc]?.opcode ?? '');
-    return { touched, written, latency: config.latencies[cls] };
+    return {
+      touched,
+      written,
+      latency: config.latencies[cls],
+      reads: o.readRegs,
+      regs: o.writeRegs,
+    };
   });
   const warps = machine.launch.warps;
+  const dual = config.scoreboard === 'dual';
+  const coll: CollectorConfig | null =
+    config.collector === undefined || config.collector === 'none'
+      ? null
+      : {
+          kind: config.collector,
+          banks: config.banks ?? DEFAULT_BANKS,
+          units: config.collectorUnits ?? DEFAULT_UNITS,
+        };
 
   function stepCycle(s: CoreState): CycleResult {
     const status = machine.status(s.machine);
@@ -116,6 +167,8 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
     if (status === 'blocked') return { kind: 'blocked', state: s };
     const cycle = s.cycle;
     let boards = s.boards.map((b) => retire(b, cycle));
+    let duals = dual ? (s.duals ?? []).map((d) => dualRetire(d, cycle)) : undefined;
+    let units = coll ? held(s.collector ?? [], cycle) : undefined;
     let ms = s.machine;
     let last = s.last;
     let { issued, activeLanes, idle, stalls, falseStalls } = s.counters;
@@ -127,9 +180,12 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       const ws = ms.warps[k]!;
       const steps = machine.warpSteps(k, ws, ms.memory);
       if (!steps.enabled) continue;
+      // Structural: an issue needs a free collector unit (seed 002 §2.5).
+      if (coll && freeUnits(units!, cycle, coll) <= 0) continue;
       // The first candidate without a hazard issues (the mechanism's own order of candidates;
       // free-choice mechanisms offer several, and the core takes the first that is ready).
       let chosen = -1;
+      let chosenDual: ReturnType<typeof enter> | null = null;
       let maskFree = false;
       const waited: StallRecord['candidates'][number][] = [];
       for (let i = 0; i < steps.steps.length; i++) {
@@ -140,13 +196,19 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
         const m = st.issue.merged;
         const h1 = m ? hazard(boards[k]!, info[m.pc]!.touched, m.mask) : h0;
         const h = { warp: h0.warp || h1.warp, mask: h0.mask || h1.mask };
-        const waits = config.scoreboard === 'warp' ? h.warp : h.mask;
+        const e = dual ? enter(duals![k]!, st.issue) : null;
+        const waits = e
+          ? dualWaits(e.board, e.role, info[st.issue.pc]!.touched, m ? info[m.pc]!.touched : null)
+          : config.scoreboard === 'warp'
+            ? h.warp
+            : h.mask;
         if (waits) {
           waited.push({ pc: st.issue.pc, mask: st.issue.mask, ...(m ? { merged: m } : {}) });
           if (!h.mask) maskFree = true;
           continue;
         }
         chosen = i;
+        chosenDual = e;
         break;
       }
       if (chosen < 0) {
@@ -178,11 +240,43 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       }
       const lat = info[st.issue.pc]!.latency;
       const merged = st.issue.merged;
+      // Write-back: issue + latency, or dispatch + latency behind the operand collector.
+      let ready = cycle + lat;
+      let war = null;
+      if (coll) {
+        const regs = merged
+          ? [...info[st.issue.pc]!.regs, ...info[merged.pc]!.regs]
+          : info[st.issue.pc]!.regs;
+        const f = collect(units!, coll, {
+          warp: k,
+          pc: st.issue.pc,
+          mask: (st.issue.mask | (merged?.mask ?? 0)) >>> 0,
+          cycle,
+          sources: merged
+            ? [...new Set([...info[st.issue.pc]!.reads, ...info[merged.pc]!.reads])]
+            : info[st.issue.pc]!.reads,
+          latency: lat,
+        });
+        war = warHazard(units!, f, regs);
+        units = [...units!, f];
+        ready = f.writeback;
+      }
       boards = boards.map((b, j) => {
         if (j !== k) return b;
-        const once = reserve(b, info[st.issue.pc]!.written, st.issue.mask, cycle + lat);
-        return merged ? reserve(once, info[merged.pc]!.written, merged.mask, cycle + lat) : once;
+        const once = reserve(b, info[st.issue.pc]!.written, st.issue.mask, ready);
+        return merged ? reserve(once, info[merged.pc]!.written, merged.mask, ready) : once;
       });
+      if (duals && chosenDual) {
+        duals = duals.slice();
+        duals[k] = dualReserve(
+          chosenDual.board,
+          chosenDual.role,
+          st.issue,
+          info[st.issue.pc]!.written,
+          merged ? info[merged.pc]!.written : null,
+          ready,
+        );
+      }
       const nextWarps = ms.warps.slice();
       nextWarps[k] = st.warp!;
       ms = { ...ms, warps: nextWarps, memory: st.memory! };
@@ -194,9 +288,35 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
         warp: k,
         pc: st.issue.pc,
         mask: st.issue.mask,
-        latency: lat,
+        latency: ready - cycle,
         ...(merged ? { merged } : {}),
       });
+      if (war) {
+        const fmt = machine.fmt;
+        return {
+          kind: 'stop',
+          state: {
+            machine: ms,
+            cycle: cycle + 1,
+            boards,
+            last,
+            schedule,
+            counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
+            ...(duals ? { duals } : {}),
+            ...(units ? { collector: units } : {}),
+          },
+          stop: {
+            verdict: 'violation',
+            property: 'war-hazard',
+            message:
+              `write-after-read on R${war.reg} (warp ${k}): the younger instruction at ${fmt.pc(war.younger.pc)} ` +
+              `(issued cycle ${war.younger.issue}) writes it back in cycle ${war.younger.writeback}, but the older ` +
+              `instruction at ${fmt.pc(war.older.pc)} (issued cycle ${war.older.issue}) reads it from bank ` +
+              `${war.reg % coll!.banks} only in cycle ${war.older.reads.find((r) => r.reg === war.reg)!.cycle}`,
+          },
+          issued: records,
+        };
+      }
     }
     if (records.length === 0) idle++;
     const state: CoreState = {
@@ -206,6 +326,8 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       last,
       schedule,
       counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
+      ...(duals ? { duals } : {}),
+      ...(units ? { collector: units } : {}),
     };
     return { kind: 'running', state, issued: records, stalled };
   }
@@ -220,6 +342,8 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       last: -1,
       schedule: [],
       counters: { cycles: 0, issued: 0, activeLanes: 0, idle: 0, stalls: 0, falseStalls: 0 },
+      ...(dual ? { duals: Array.from({ length: warps }, () => EMPTY_DUAL) } : {}),
+      ...(coll ? { collector: [] } : {}),
     }),
     stepCycle,
   };

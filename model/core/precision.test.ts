@@ -62,7 +62,8 @@ describe('scoreboard precision over generated kernels', () => {
       fc.property(
         divergentKernel({ forwardOnly: true, maxSteps: 10 }),
         fc.constantFrom('simt-stack', 'hanoi', 'its', 'mp-ipdom', 'dual-path', 'opcode-convergent'),
-        fc.constantFrom('warp', 'mask'),
+        // `dual` (seed 002 §4.6): justified like `warp` (not lane-precise inside a side).
+        fc.constantFrom('warp', 'mask', 'dual'),
         fc.integer({ min: 1, max: 12 }),
         ({ text }, mech, scoreboard, alu) => {
           const m = machineOf(text, mech);
@@ -72,7 +73,7 @@ describe('scoreboard precision over generated kernels', () => {
           const r = simulate(
             createCore(m, {
               scheduler: 'lrr',
-              scoreboard: scoreboard as 'warp' | 'mask',
+              scoreboard: scoreboard as 'warp' | 'mask' | 'dual',
               latencies: { alu, sfu: 2 * alu, shared: 3 * alu, global: 10 * alu },
               issueWidth: 1,
             }),
@@ -105,6 +106,22 @@ describe('scoreboard precision over generated kernels', () => {
             if (anyFree) falseStalls++;
           }
           expect(falseStalls).toBe(r.counters.falseStalls);
+          // Soundness, for every scoreboard: nothing issues while an earlier instruction of its
+          // warp has a pending write, for a shared lane, to a register it names.
+          for (const x of r.issues)
+            for (const h of [{ pc: x.pc, mask: x.mask }, ...(x.merged ? [x.merged] : [])]) {
+              const named = new Set([...ins[h.pc]!.reads, ...ins[h.pc]!.writes]);
+              for (const i of r.issues) {
+                if (i.warp !== x.warp || i.cycle >= x.cycle || i.cycle + i.latency <= x.cycle)
+                  continue;
+                for (const w of [{ pc: i.pc, mask: i.mask }, ...(i.merged ? [i.merged] : [])])
+                  if ((w.mask & h.mask) !== 0)
+                    expect(
+                      [...ins[w.pc]!.writes].some((y) => named.has(y)),
+                      `issue at cycle ${x.cycle}, pc ${h.pc} over a pending write of pc ${w.pc}`,
+                    ).toBe(false);
+              }
+            }
           expect(r.stalls.length).toBe(r.counters.stalls);
         },
       ),

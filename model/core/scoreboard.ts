@@ -10,8 +10,9 @@ import type { Operands } from '../isa/operands.ts';
  * Registers, predicates and barrier registers share one key space (seed 000 §IX-A: B registers
  * are scoreboarded like registers): key = register, 256 + predicate, 512 + barrier.
  */
-export type ScoreboardKind = 'warp' | 'mask';
-export const SCOREBOARD_KINDS: readonly ScoreboardKind[] = ['warp', 'mask'];
+export type ScoreboardKind = 'warp' | 'mask' | 'dual';
+/** `dual`: two boards per warp for two-path execution (seed 002 §4.6; dualScoreboard.ts). */
+export const SCOREBOARD_KINDS: readonly ScoreboardKind[] = ['warp', 'mask', 'dual'];
 
 /** A pending write: `key` is written for the lanes of `mask` when the cycle reaches `ready`. */
 export interface Pending {

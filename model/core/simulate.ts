@@ -69,6 +69,7 @@ export function simulate(
         end = { kind: 'blocked' };
         break;
       case 'stop':
+        if (budget.record && r.issued) issues.push(...r.issued);
         end = { kind: 'stop', stop: r.stop };
         break;
     }
