@@ -40,9 +40,10 @@ import type { PathOrder } from './simtStack.ts';
  *   inherit its lpc and lpos (on `simt-stack` the top would become (p, p) and be popped as soon as it
  *   is on top again: the same runs). Without any annotation `lcp` runs exactly as `simt-stack`.
  *
- * Invariants after every step: no exited lane anywhere; only LCP entries may be empty, and never on
- * top; every lpos points at an LCP entry below its entry; lower non-LCP entries hold every lane of
- * the entries above them (up to LCP entries, which hold lanes that merged early).
+ * Invariants after every step (checked by `lcp.test.ts`): no exited lane anywhere; the entries hold
+ * exactly the live lanes; only LCP entries may be empty, and never on top; every lpos points below
+ * at the LCP entry of its lpc; sibling paths (same rpc) are disjoint, and so are an LCP entry and
+ * the paths that will merge into it.
  */
 export interface LcpEntry {
   readonly pc: number;
