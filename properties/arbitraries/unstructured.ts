@@ -148,55 +148,68 @@ export function unstructuredTree(options: UnstructuredOptions = {}): fc.Arbitrar
     }));
 }
 
-/** Successors of every block (n = the final EXIT block), exactly as the listing branches. */
-export function unstructuredGraph(ast: UnstructuredAst): number[][] {
+/**
+ * Successors of every block (n = the final EXIT block), exactly as the listing branches, and the
+ * entry. A block without instructions that falls through is the same PC as the next block: it is
+ * merged into it (left without edges, unreachable), as the CFG of the listing merges them.
+ */
+export function unstructuredGraph(ast: UnstructuredAst): { succs: number[][]; entry: number } {
   const n = ast.blocks.length;
+  const empty = (b: UBlock) => b.work.length === 0 && !b.count && b.term.kind === 'fall';
+  const canon: number[] = new Array<number>(n + 1);
+  canon[n] = n;
+  for (let i = n - 1; i >= 0; i--) canon[i] = empty(ast.blocks[i]!) ? canon[i + 1]! : i;
+  const to = (i: number) => canon[i]!;
   const succs: number[][] = ast.blocks.map((b, i) => {
+    if (canon[i] !== i) return [];
     const t = b.term;
     switch (t.kind) {
       case 'fall':
-        return [i + 1];
+        return [to(i + 1)];
       case 'exit':
         return [];
       case 'exit-if':
-        return [i + 1];
+        return [to(i + 1)];
       case 'goto': {
-        const to = t.to % (n + 1);
+        const target = t.to % (n + 1);
         // A goto backwards falls through when the fuel is out.
-        return to > i ? [to] : [...new Set([to, i + 1])];
+        return target > i ? [to(target)] : [...new Set([to(target), to(i + 1)])];
       }
       case 'branch':
-        return [...new Set([t.to % (n + 1), i + 1])];
+        return [...new Set([to(t.to % (n + 1)), to(i + 1)])];
     }
   });
   succs.push([]);
-  return succs;
+  return { succs, entry: canon[0]! };
 }
 
 /**
- * Whether the reachable part of a graph (entry 0) has a cycle, and whether it is irreducible:
+ * Whether the part of a graph reachable from `entry` has a cycle, and whether it is irreducible:
  * a graph is reducible iff removing its dominator back edges (u → h with h dominating u) leaves it
  * acyclic (Hecht and Ullman). Independent of model/cfg, which the tests compare it with.
  */
-export function cycleShape(succs: readonly (readonly number[])[]): {
+export function cycleShape(
+  succs: readonly (readonly number[])[],
+  entry = 0,
+): {
   cyclic: boolean;
   irreducible: boolean;
 } {
   const N = succs.length;
   const reach = new Array<boolean>(N).fill(false);
-  const stack = [0];
-  reach[0] = true;
+  const stack = [entry];
+  reach[entry] = true;
   while (stack.length)
     for (const s of succs[stack.pop()!]!) if (!reach[s]) ((reach[s] = true), stack.push(s));
   const preds: number[][] = succs.map(() => []);
   succs.forEach((ss, u) => reach[u] && ss.forEach((v) => preds[v]!.push(u)));
   // Dominator sets by iteration (graphs have at most a few dozen nodes).
   const all = new Set(succs.map((_, i) => i).filter((i) => reach[i]));
-  const dom: Set<number>[] = succs.map((_, i) => (i === 0 ? new Set([0]) : new Set(all)));
+  const dom: Set<number>[] = succs.map((_, i) => (i === entry ? new Set([entry]) : new Set(all)));
   for (let changed = true; changed;) {
     changed = false;
     for (const v of all) {
-      if (v === 0) continue;
+      if (v === entry) continue;
       let d: number[] | null = null;
       for (const p of preds[v]!) {
         const dp: Set<number> = dom[p]!;
@@ -221,7 +234,7 @@ export function cycleShape(succs: readonly (readonly number[])[]): {
       state[u] = 2;
       return true;
     };
-    return visit(0);
+    return visit(entry);
   };
   const cyclic = !acyclic(() => true);
   const irreducible = cyclic && !acyclic((u, v) => !dom[u]!.has(v));
@@ -297,7 +310,8 @@ export function renderUnstructured(ast: UnstructuredAst): {
     }
   });
   body.push(`${label(n)}:`, '        EXIT ;');
-  const shape = cycleShape(unstructuredGraph(ast));
+  const graph = unstructuredGraph(ast);
+  const shape = cycleShape(graph.succs, graph.entry);
   if (shape.cyclic) classes.add('loop');
   if (shape.irreducible) classes.add('irreducible');
   const f = ast.fuel;
