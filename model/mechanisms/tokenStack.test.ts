@@ -3,7 +3,9 @@
  * derived by hand from the rules (the comments walk through them), never copied from the tool.
  * Masks in views are written lane 3 first (`0011` = lanes 0 and 1).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { randomKernel } from '../explore/randomKernels.ts';
 import type { Machine, MachineState } from '../machine/machine.ts';
 import { explore } from '../explore/exhaustive.ts';
 import { machineOf, regsOf, replay, runDeterministic, runListing } from '../testing/run.ts';
@@ -90,6 +92,41 @@ NEXT:
     });
     expect(viewOf(m, states[6]!)).toEqual({ active: { pc: 'NEXT', mask: '1111' }, tokens: [] });
     expect(regsOf(m, states[6]!, 2)).toEqual([0, 0, 7, 7]);
+  });
+
+  it('BRK leaves every token above the nearest PBK (an SSY region inside the loop)', () => {
+    const m = machineOf(
+      `${W4}
+        S2R R0, SR_LANEID ;
+        PBK OUT ;
+        ISETP.LT.AND P0, PT, R0, 0x2, PT ;
+        SSY J ;
+   @P0  BRA T ;
+        BRK ;
+T:
+        MOV R1, 0x1 ;
+        SYNC ;
+J:
+        BRK ;
+OUT:
+        EXIT ;
+`,
+      'token-stack',
+    );
+    const states = runDeterministic(m);
+    // Step 5: the branch pushes (DIV, 0011, T) over (SSY, 1111, J) over (PBK, 1111, OUT).
+    expect(viewOf(m, states[5]!)).toEqual({
+      active: { pc: '0x0050', mask: '1100' },
+      tokens: [tok('DIV', '0011', 'T'), tok('SSY', '1111', 'J'), tok('PBK', '1111', 'OUT')],
+    });
+    // Step 6: lanes 2, 3 break: they leave the SSY token (not the PBK); the DIV token pops.
+    expect(viewOf(m, states[6]!)).toEqual({
+      active: { pc: 'T', mask: '0011' },
+      tokens: [tok('SSY', '0011', 'J'), tok('PBK', '1111', 'OUT')],
+    });
+    // Step 8: SYNC pops the SSY token (lanes 0, 1 only); step 9: they break, the PBK pops.
+    expect(viewOf(m, states[8]!).active).toEqual({ pc: 'J', mask: '0011' });
+    expect(viewOf(m, states[9]!)).toEqual({ active: { pc: 'OUT', mask: '1111' }, tokens: [] });
   });
 
   it('BRK with no PBK token is undefined behavior', () => {
@@ -251,5 +288,60 @@ AFTER:
     // seed 000 §III: the lock holder waits in the SSY token while the others spin.
     expect(`${a.verdict}/${a.kind}`).toBe('deadlock/livelock');
     expect(`${b.verdict}/${b.kind}`).toBe('deadlock/livelock');
+  });
+});
+
+describe('token-stack: the dead-value reduction (lanePcs) never changes a verdict', () => {
+  it('keeps the registers of lanes parked in a DIV token live (they read R5 when popped)', () => {
+    // Every lane swaps its id into 0x100 (initially 9); lanes 2, 3 run first and overwrite R5,
+    // while lanes 0, 1 wait in the DIV token. A lane 0 or 1 that got 2 spins forever: that
+    // happens only in some atomic orders, which differ from others only in the parked lanes' R5.
+    const text = `// @warpcheck warp-size=4 warps=1 mem[0x100]=9
+\tFunction : t
+        S2R R0, SR_LANEID ;
+        MOV R2, 0x100 ;
+        ATOMS.EXCH R5, [R2], R0 ;
+        ISETP.LT.AND P0, PT, R0, 0x2, PT ;
+   @P0  BRA T ;
+        MOV R5, 0x0 ;
+        EXIT ;
+T:
+        ISETP.EQ.AND P1, PT, R5, 0x2, PT ;
+SPIN:
+   @P1  BRA SPIN ;
+        EXIT ;
+`;
+    const m = machineOf(text, 'token-stack', { atomicOrder: 'explore' });
+    const budget = { maxStates: 50_000, maxDepth: 10_000, timeoutMs: 10_000 };
+    for (const deadValues of [false, true]) {
+      const r = explore(m, budget, undefined, { reduce: { deadValues } });
+      expect(`${r.verdict}/${r.kind}`).toBe('deadlock/livelock');
+    }
+  });
+
+  it('on random kernels, both orders (DESIGN.md: compare verdicts with and without it)', () => {
+    const budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
+    let compared = 0;
+    let smaller = 0;
+    fc.assert(
+      fc.property(
+        randomKernel({ maxLength: 12 }),
+        fc.constantFrom('not-taken-first', 'taken-first'),
+        (k, order) => {
+          const m = machineOf(k.text, 'token-stack', { options: { order } });
+          const plain = explore(m, budget, undefined, { reduce: { deadValues: false } });
+          const reduced = explore(m, budget, undefined, { reduce: { deadValues: true } });
+          if (plain.bound !== null || reduced.bound !== null) return;
+          compared++;
+          if (reduced.states < plain.states) smaller++;
+          expect(`${reduced.verdict}/${reduced.kind}`, k.text).toBe(
+            `${plain.verdict}/${plain.kind}`,
+          );
+        },
+      ),
+      { seed: 20261122, numRuns: 300 },
+    );
+    expect(compared).toBeGreaterThan(200);
+    expect(smaller).toBeGreaterThan(10);
   });
 });
