@@ -16,6 +16,8 @@ import type { Machine, MachineState } from '../machine/machine.ts';
 import { compileGcn } from '../compile/gcn.ts';
 import { divergentKernel, spinlockKernel } from '../../properties/arbitraries/kernels.ts';
 import { load, machineOf, reachable, runListing } from '../testing/run.ts';
+import { explore } from '../explore/exhaustive.ts';
+import { randomKernel } from '../explore/randomKernels.ts';
 import { regionDepths } from './gcn.ts';
 import { partitionProblem, type Path, type PathListState } from './pathList.ts';
 import { orderOf, type SortOrder } from './sorted.ts';
@@ -70,6 +72,26 @@ describe('path lists: complete and disjoint (seed 001 §2)', () => {
         everyState(text, (m, s, mech) => {
           const problem = partitionProblem(listOf(s), live(m, s));
           expect(problem, `${mech}`).toBeNull();
+        });
+      }),
+      RUNS,
+    );
+  });
+
+  it('lanePcs reports every live lane at the PC where the reference (its) has it', () => {
+    // The dead-value reduction's contract (mechanism.ts): each lane resumes at a reported PC. The
+    // reference state, driven by the same steps, holds each lane's real PC.
+    fc.assert(
+      fc.property(KERNELS, ({ text }) => {
+        everyState(text, (m, s, mech) => {
+          const ws = s.warps[0]!;
+          const reported = new Map<number, number>();
+          m.mechanism.lanePcs!(ws.mech, (pc, mask) => {
+            for (let l = 0; l < 32; l++) if ((mask >>> l) & 1) reported.set(l, pc);
+          });
+          const lv = live(m, s);
+          for (let l = 0; l < m.launch.warpSize; l++)
+            if ((lv >>> l) & 1) expect(reported.get(l), `${mech} lane ${l}`).toBe(ws.ref!.pcs[l]);
         });
       }),
       RUNS,
@@ -266,5 +288,36 @@ describe('the spinlock (seed 001 §2.3; scenarios/spinlock.sass)', () => {
       }),
       { seed: 1003, numRuns: 25 },
     );
+  });
+});
+
+describe('lanePcs: the dead-value reduction keeps every verdict (DESIGN.md: sound reductions)', () => {
+  it('reduced and plain searches agree on random kernels, on every path list', () => {
+    const budget = { maxStates: 5_000, maxDepth: 5_000, timeoutMs: 10_000 };
+    let compared = 0;
+    let smaller = 0;
+    fc.assert(
+      fc.property(
+        randomKernel({ maxLength: 10 }),
+        fc.constantFrom(...MECHS),
+        (k, [mech, options]) => {
+          const texts = mech === 'gcn' ? [k.text, forGcn(k.text)] : [k.text];
+          for (const t of texts) {
+            const m = machineOf(t, mech, { options });
+            const plain = explore(m, budget, undefined, { reduce: { deadValues: false } });
+            const reduced = explore(m, budget, undefined, { reduce: { deadValues: true } });
+            if (plain.bound !== null || reduced.bound !== null) continue;
+            compared++;
+            if (reduced.states < plain.states) smaller++;
+            const v = (r: typeof plain) =>
+              `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
+            expect(v(reduced), `${mech}\n${t}`).toBe(v(plain));
+          }
+        },
+      ),
+      { seed: 1004, numRuns: 150 },
+    );
+    expect(compared).toBeGreaterThan(100);
+    expect(smaller).toBeGreaterThan(5);
   });
 });
