@@ -63,7 +63,7 @@ const KERNELS = fc.oneof(
   divergentKernel({ forwardOnly: true, maxSteps: 8 }),
   divergentKernel({ forwardOnly: false, maxSteps: 8 }),
 );
-const RUNS = { seed: 1001, numRuns: 60 };
+const RUNS = { seed: 1001, numRuns: 40 };
 
 describe('path lists: complete and disjoint (seed 001 §2)', () => {
   it('in every reachable state, every live lane is in exactly one path', () => {
