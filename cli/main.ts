@@ -174,9 +174,18 @@ function program(io: Io, status: { code: number }): Command {
     )
     .option(
       '--scoreboard <list>',
-      "warp (per-warp register set, GPGPU-Sim), mask (per-register lane mask, seed 004), or 'all'",
+      'warp (per-warp register set, GPGPU-Sim), mask (per-register lane mask, seed 004), dual (two\n' +
+        "boards for two-path execution, seed 002 §4.6), or 'all'",
       'warp',
     )
+    .option(
+      '--collector <list>',
+      'operand collector (seed 002 §2.5): none (operands read at issue), in-order or out-of-order\n' +
+        "dispatch from banked registers (out of order can show a war-hazard violation), or 'all'",
+      'none',
+    )
+    .option('--banks <N>', 'register banks of the operand collector', positiveInt('--banks'), 4)
+    .option('--units <N>', 'collector units of the operand collector', positiveInt('--units'), 2)
     .option(
       '--latency <list>',
       'latencies in cycles, e.g. global=400,alu=6 (classes alu, sfu, shared, global = mem; defaults alu=4 sfu=20 shared=30 global=200)',
@@ -223,6 +232,9 @@ function program(io: Io, status: { code: number }): Command {
           scheduler: o['scheduler'] as string,
           scoreboard: o['scoreboard'] as string,
           latency: o['latency'] as string,
+          collector: o['collector'] as string,
+          banks: o['banks'] as number,
+          units: o['units'] as number,
           issueWidth: o['issueWidth'] as number,
           maxCycles: o['maxCycles'] as number,
           timeout: o['timeout'] as number,
