@@ -107,7 +107,7 @@ describe('path lists: complete and disjoint (seed 001 §2)', () => {
           expect(result.verdict, `${mech}\n${t}`).toBe('terminates');
         }
       }),
-      { seed: 1002, numRuns: 40 },
+      { seed: 1002, numRuns: 25 },
     );
   });
 });
@@ -315,9 +315,9 @@ describe('lanePcs: the dead-value reduction keeps every verdict (DESIGN.md: soun
           }
         },
       ),
-      { seed: 1004, numRuns: 150 },
+      { seed: 1004, numRuns: 100 },
     );
-    expect(compared).toBeGreaterThan(100);
+    expect(compared).toBeGreaterThan(70);
     expect(smaller).toBeGreaterThan(5);
   });
 });
