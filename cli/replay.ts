@@ -1,6 +1,7 @@
 import type { StateView } from '../model/mechanisms/mechanism.ts';
 import { readScenario } from '../model/scenario/files.ts';
 import { replay } from '../model/scenario/replay.ts';
+import { replayCore } from '../model/scenario/replayCore.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
 import { colourVerdict, reportDiagnostics, table, type Io } from './output.ts';
 
@@ -22,6 +23,7 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   if (!s.ok) return reportDiagnostics(io, s.error);
   const m = scenarioMachine(s.value, a.scenario);
   if (!m.ok) return reportDiagnostics(io, m.error);
+  if (s.value.core) return runReplayCore(a, io, s.value, m.machine);
   const run = replay(m.machine, s.value);
   const ok = run.mismatches.length === 0;
   if (a.json) {
@@ -102,4 +104,107 @@ function printViews(io: Io, views: readonly StateView[]): void {
       io.out(table(io.colour, t.columns, t.rows, '     '));
     }
   });
+}
+
+/**
+ * A scenario with `core`: the issue core cycle by cycle — issues (cycle, warp, PC, lanes,
+ * instruction, write-back cycle), the warps that waited on the scoreboard, and every warp's pending
+ * writes after the cycle — then the timed run's verdict against the expected one.
+ */
+function runReplayCore(
+  a: ReplayArgs,
+  io: Io,
+  scenario: Parameters<typeof replayCore>[1],
+  machine: Parameters<typeof replayCore>[0],
+): number {
+  const run = replayCore(machine, scenario);
+  const ok = run.mismatches.length === 0;
+  if (a.json) {
+    io.out(
+      JSON.stringify(
+        {
+          scenario: a.scenario,
+          mechanism: scenario.mechanism,
+          core: run.config,
+          verdict: run.verdict,
+          property: run.property,
+          message: run.message,
+          expected: scenario.expect,
+          ok,
+          mismatches: run.mismatches,
+          counters: run.counters,
+          cycles: run.cycles,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    return ok ? 0 : 1;
+  }
+  const c = run.config;
+  const l = c.latencies;
+  io.out(`${io.colour.bold(scenario.name)}\n`);
+  if (scenario.source) io.out(`source: ${scenario.source}\n`);
+  io.out(
+    `mechanism: ${scenario.mechanism}; ${machine.launch.warps} warp(s) of ${machine.launch.warpSize} lanes; ` +
+      `core: ${c.scheduler}, ${c.scoreboard} scoreboard, collector ${c.collector ?? 'none'}` +
+      `${c.collector && c.collector !== 'none' ? ` (${c.banks ?? 4} banks, ${c.collectorUnits ?? 2} units)` : ''}; ` +
+      `latencies alu ${l.alu}, sfu ${l.sfu}, shared ${l.shared}, global ${l.global}\n`,
+  );
+  if (!a.quiet) {
+    const rows: string[][] = [];
+    for (const cy of run.cycles) {
+      const pending = cy.pending
+        .map((p, w) => (p.length ? `w${w}: ${p.join(', ')}` : ''))
+        .filter(Boolean)
+        .join('; ');
+      const waits = cy.stalled.map((x) => `w${x.warp} ${x.pcs.join('/')}`).join(', ');
+      if (cy.issued.length === 0)
+        rows.push([
+          String(cy.cycle),
+          '',
+          '',
+          '',
+          io.colour.dim(waits ? `(waits: ${waits})` : '(idle)'),
+          '',
+          pending,
+        ]);
+      for (const i of cy.issued)
+        rows.push([
+          String(cy.cycle),
+          String(i.warp),
+          i.pc,
+          i.mask,
+          i.instruction,
+          String(i.ready),
+          pending,
+        ]);
+    }
+    io.out(
+      '\n' +
+        table(
+          io.colour,
+          [
+            'cycle',
+            'warp',
+            'pc',
+            'mask',
+            'instruction',
+            'write-back',
+            'pending writes (reg lanes @ready)',
+          ],
+          rows,
+          '  ',
+        ),
+    );
+  }
+  io.out(
+    `\nverdict: ${colourVerdict(io.colour, run.verdict)}${run.property ? ` (${run.property})` : ''} — ${run.message}\n`,
+  );
+  const exp = scenario.expect;
+  io.out(
+    `expected: ${exp.verdict}${exp.property ? ` (${exp.property})` : ''} — ${ok ? io.colour.green('matches') : io.colour.red('does NOT match')}\n`,
+  );
+  for (const mm of run.mismatches) io.out(`  ${io.colour.red('mismatch')}: ${mm}\n`);
+  return ok ? 0 : 1;
 }

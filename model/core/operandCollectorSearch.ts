@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { machineOf } from '../testing/run.ts';
 import { createCore, type CoreConfig } from './core.ts';
@@ -9,7 +12,7 @@ import { simulate } from './simulate.ts';
  * (issue 6 item 3): fast-check over generated straight-line kernels (ALU instructions over a few
  * registers, so reads land in few banks and a younger write can overtake an older read) and
  * collector settings; shrunk to a minimal kernel and setting. `npx tsx model/core/operandCollectorSearch.ts`
- * saves it under counterexamples/core/ (operandCollectorSave.ts).
+ * saves it under counterexamples/core/ (`warScenario`).
  */
 export interface WarCase {
   readonly text: string;
@@ -111,4 +114,71 @@ export function findWarHazard(
     seed,
     ...(r.counterexamplePath ? { path: r.counterexamplePath } : {}),
   };
+}
+
+/**
+ * The scenario file of a case (model/scenario/schema.ts with `core`): the program embedded, the
+ * core settings, the machine schedule the core takes, and the expected `violation` / `war-hazard`.
+ */
+export function warScenario(c: WarCase & { seed?: number; path?: string }): {
+  name: string;
+  json: Record<string, unknown>;
+} {
+  const m = machineOf(c.text, 'simt-stack');
+  const r = simulate(createCore(m, warConfig(c, 'out-of-order')), {
+    maxCycles: 20_000,
+    timeoutMs: 5_000,
+  });
+  const hash = createHash('sha256')
+    .update(JSON.stringify([c.text, c.latencies, c.banks, c.units]))
+    .digest('hex')
+    .slice(0, 8);
+  return {
+    name: `war-hazard-${hash}.json`,
+    json: {
+      format: 'warpcheck-scenario',
+      version: 1,
+      name: 'operand collector: out-of-order dispatch shows a write-after-read hazard',
+      description:
+        r.end.kind === 'stop'
+          ? r.end.stop.message
+          : 'expected a war-hazard (the saved case no longer shows it)',
+      source: 'seed 002 §2.5 (operand collector, banked register file); issue 6 item 2',
+      program: { text: c.text },
+      launch: { warpSize: m.launch.warpSize, warps: m.launch.warps },
+      mechanism: 'simt-stack',
+      core: {
+        scheduler: 'lrr',
+        scoreboard: 'warp',
+        latencies: c.latencies,
+        collector: 'out-of-order',
+        banks: c.banks,
+        units: c.units,
+      },
+      schedule: r.state.schedule,
+      expect: { verdict: 'violation', property: 'war-hazard' },
+      ...(c.seed !== undefined ? { seed: c.seed } : {}),
+      ...(c.path !== undefined ? { path: c.path } : {}),
+      found: {
+        command: 'npx tsx model/core/operandCollectorSearch.ts',
+        search: 'fast-check over straightKernel × collectorSettingArb, out-of-order, shrunk',
+      },
+    },
+  };
+}
+
+// `npx tsx model/core/operandCollectorSearch.ts [seed]`: search, shrink and save under counterexamples/core/.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const seed = Number(process.argv[2] ?? 20261122);
+  const c = findWarHazard(seed, 500);
+  if (!c) {
+    console.log(`no war-hazard found with seed ${seed}`);
+    process.exit(1);
+  }
+  const { name, json } = warScenario(c);
+  const dir = new URL('../../counterexamples/core/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  const file = new URL(name, dir);
+  writeFileSync(file, JSON.stringify(json, null, 2) + '\n');
+  console.log(`seed ${seed}: saved ${fileURLToPath(file)}`);
 }

@@ -86,6 +86,32 @@ export const scenarioSchema = z
         states: z.array(expectedStateSchema).optional(),
       })
       .strict(),
+    /**
+     * Replay on the issue core (model/core/, `replayCore.ts`) instead of step by step: the core's
+     * settings. `schedule` is then the machine schedule the core takes (checked), and `expect` the
+     * verdict of the timed run (e.g. `violation` / `war-hazard` of the operand collector).
+     */
+    core: z
+      .object({
+        scheduler: z.enum(['lrr', 'gto']).optional(),
+        scoreboard: z.enum(['warp', 'mask', 'dual']).optional(),
+        latencies: z
+          .object({
+            alu: int.min(1).optional(),
+            sfu: int.min(1).optional(),
+            shared: int.min(1).optional(),
+            global: int.min(1).optional(),
+          })
+          .strict()
+          .optional(),
+        issueWidth: int.min(1).optional(),
+        collector: z.enum(['none', 'in-order', 'out-of-order']).optional(),
+        banks: int.min(1).max(64).optional(),
+        units: int.min(1).max(64).optional(),
+        maxCycles: int.min(1).optional(),
+      })
+      .strict()
+      .optional(),
     /** The law a saved counterexample breaks (`properties/laws/`), and fast-check's seed and path. */
     law: z.string().optional(),
     seed: int.optional(),
