@@ -172,6 +172,7 @@ describe('structuredKernel', () => {
       { seed: 109, numRuns: 60 },
     );
     expect(out.failed).toBe(true);
+    expect(out.counterexample, 'no kernel on which the SIMT stack fails').not.toBeNull();
     const k = out.counterexample![0];
     // The shrunk counterexample: two lanes (one lane cannot diverge from itself) and little code.
     expect(k.warpSize).toBe(2);
