@@ -6,6 +6,7 @@
  * split at its entry's PC leaves the ST and is subtracted from the pending mask; an entry with
  * nothing pending returns to the ST as (PC, reconvergence mask, parent). Masks print lane W-1 first.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explore } from '../explore/exhaustive.ts';
@@ -152,6 +153,12 @@ describe('mp-ipdom and the spinlock (seed 000 §III)', () => {
   // (all retry), the CAS keeps failing because the holder never reaches the release, and the state
   // repeats. The cycle is fair — the holder is in no split, so it is never ready (weak fairness
   // among splits says nothing about it). Hence deadlock/livelock, as on simt-stack.
+  it('scenarios/spinlock.sass: a livelock on mp-ipdom, dual-path and lcp (and simt-stack), terminates on its', () => {
+    const text = readFileSync(new URL('../../scenarios/spinlock.sass', import.meta.url), 'utf8');
+    for (const mech of ['mp-ipdom', 'dual-path', 'lcp', 'simt-stack'])
+      expect(verdictOf(runListing(text, mech, { budget }).result), mech).toBe('deadlock/livelock');
+    expect(runListing(text, 'its', { budget }).result.verdict).toBe('terminates');
+  });
   it('the spinlock listing is a livelock', () => {
     const r = runListing(
       [
