@@ -7,12 +7,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explore, type ExploreResult } from '../../model/explore/exhaustive.ts';
+import { VIRTUAL_EXIT } from '../../model/cfg/index.ts';
 import type { Op } from '../../model/isa/op.ts';
 import { load, machineOf } from '../../model/testing/run.ts';
 import {
   instructionCount,
   KERNEL_CLASSES,
   laneTraces,
+  scheduleArbitrary,
   type GeneratedKernel,
   type KernelClass,
 } from './kernel.ts';
@@ -44,8 +46,13 @@ function observed(k: GeneratedKernel): Set<KernelClass> {
     if (op.kind === 'atomic') out.add('atomics');
     if ((op.kind === 'exit' || op.kind === 'ret') && guarded(op)) out.add('early-exit');
   });
-  for (const f of cfg.functions)
+  for (const f of cfg.functions) {
     if (f.loops.length + f.irreducibleCycles.length > 0) out.add('loop');
+    // A break leaves its loop from a second block (exits to the virtual exit are EXIT/RET).
+    for (const l of f.loops)
+      if (new Set(l.exits.filter((e) => e.to !== VIRTUAL_EXIT).map((e) => e.from)).size >= 2)
+        out.add('break');
+  }
   if (k.warps > 1) out.add('multi-warp');
   return out;
 }
@@ -76,6 +83,7 @@ describe('structuredKernel', () => {
   it('classes that the loaded program shows are exactly the ones claimed (CFG loops, BRX targets, CALL, WARPSYNC masks, atomics, guarded EXIT/RET)', () => {
     const checked: KernelClass[] = [
       'loop',
+      'break',
       'switch',
       'call',
       'recursion',
@@ -190,6 +198,14 @@ describe('structuredKernel', () => {
     expect(k.warpSize).toBe(2);
     expect(k.warps).toBe(1);
     expect(instructionCount(k.text), k.text).toBeLessThanOrEqual(12);
+  });
+
+  it('schedules shrink to shorter ones of zeros', () => {
+    const out = fc.check(
+      fc.property(scheduleArbitrary(), (s) => s.length < 5),
+      { seed: 112 },
+    );
+    expect(out.counterexample?.[0]).toEqual([0, 0, 0, 0, 0]);
   });
 
   it('distribution over 1,000 samples: every class occurs, sizes stay small', () => {
