@@ -8,8 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { findLaw, runCampaign } from './laws/index.ts';
 
-const campaign = (id: string) =>
-  runCampaign(findLaw(id)!, 'hanoi', { runs: 25, seed: 20261133, options: { registers: '4' } });
+const campaign = (id: string, sources?: string[]) =>
+  runCampaign(findLaw(id)!, 'hanoi', {
+    runs: 25,
+    seed: 20261133,
+    options: { registers: '4' },
+    ...(sources ? { sources } : {}),
+  });
 
 describe('hanoi with 4 B registers', () => {
   for (const id of ['no-lane-lost', 'break-bmov', 'reconvergence', 'warpsync'])
@@ -27,7 +32,7 @@ describe('hanoi with 4 B registers', () => {
     // overwritten by that BSSY, and the warp deadlocks; majority order runs the region first and
     // terminates. Hanoi allocates WARPSYNC registers at run time (seed 000 §VII-B), the compiler
     // allocates BSSY registers statically: the two can clash whenever registers are scarce.
-    const r = campaign('priority-independence');
+    const r = campaign('priority-independence', ['turing']);
     expect(r.unexpectedFailures).toBe(1);
     const c = r.counterexamples[0]!;
     expect(c.finding.message).toMatch(/order=taken-first gives deadlock\/blocked/);

@@ -68,7 +68,7 @@ export const breakBmov: Law = {
   description:
     'BREAK takes its running lanes out of Bx; BMOV B→R copies Bx, R→B writes it back minus finished lanes and validates it; an invalid register never reconverges (seed 000 §V-C, §V-E, §VII-A/B)',
   // The reference races on Fig. 5's register reuse under arbitrary interleaving (docs/findings.md).
-  sources: (m) => (m === 'hanoi' ? ['turing-spill'] : ['turing']),
+  sources: (m) => (m === 'hanoi' ? ['turing-spill', 'compiled'] : ['turing']),
   appliesTo: (m) => m === 'its' || m === 'hanoi',
   check(kernel, mechanism, o): LawOutcome {
     const { machine: m } = build(kernel, mechanism, o.options);

@@ -81,13 +81,15 @@ export interface CampaignOptions {
   readonly options?: Readonly<Record<string, string>>;
   /** Stop generating after this long (fast-check `interruptAfterTimeLimit`). */
   readonly maxTimeMs?: number;
+  /** Generators to use instead of the law's own (`kernels.ts` ids). */
+  readonly sources?: readonly string[];
   /** Called after every generated kernel (not during shrinking). */
   readonly onRun?: (done: number) => void;
 }
 
 export function runCampaign(law: Law, mechanism: string, o: CampaignOptions): CampaignResult {
   const t0 = performance.now();
-  const ids = law.sources(mechanism);
+  const ids = o.sources ?? law.sources(mechanism);
   const source = {
     id: ids.join('+'),
     arbitrary:

@@ -1,11 +1,16 @@
 /**
- * The generators the laws run on, as `GeneratedKernel`s. Until the structured/unstructured
- * generators of issue 4 are in `properties/arbitraries/`, the older ones are adapted here and the
- * kernel classes are derived from the listing text (`classesOf`).
+ * The generators the laws run on, by name: the structured and unstructured kernel generators of
+ * issue 4 (`arbitraries/structured.ts`, `unstructured.ts`), structured kernels compiled for Turing
+ * by the compile pass (`model/compile`), and the older generators (`kernels.ts`, `turing.ts`)
+ * adapted here, with classes derived from the listing text (`classesOf`).
  */
 import fc from 'fast-check';
+import { compileTuring, printCompiled } from '../../model/compile/index.ts';
+import { parseSass } from '../../model/isa/parseSass.ts';
 import { divergentKernel, spinlockKernel } from '../arbitraries/kernels.ts';
+import { structuredKernel } from '../arbitraries/structured.ts';
 import { renderTuring, turingProgramWith } from '../arbitraries/turing.ts';
+import { unstructuredKernel } from '../arbitraries/unstructured.ts';
 import type { ExpectationClass, GeneratedKernel, KernelClass, KernelSource } from './types.ts';
 
 const HEADER = /\/\/\s*@warpcheck\b[^\n]*/g;
@@ -103,11 +108,67 @@ const loopFree: KernelSource = {
   arbitrary: adapt(divergentKernel({ forwardOnly: true })),
 };
 
-/** Plain code or a spinlock of seed 000 Fig. 3 (the termination law's generator). */
+/**
+ * Structured kernels (issue 4 §1): loops, break/continue, calls, switch, `__syncwarp`, lock idioms,
+ * conditions on lane id, counters and memory. Warps of up to 4 lanes and 2 warps keep exhaustive
+ * exploration of every kernel within a few milliseconds; `warpcheck check` uses the same sizes.
+ */
+const structured: KernelSource = {
+  id: 'structured',
+  description: 'structured kernels with every idiom, W ≤ 4, K ≤ 2 (arbitraries/structured.ts)',
+  arbitrary: structuredKernel({ maxWarpSize: 4, maxWarps: 2 }),
+};
+
+/** Structured kernels without races or spin idioms: per-lane traces do not depend on the schedule. */
+const structuredDet: KernelSource = {
+  id: 'structured-det',
+  description: 'deterministic structured kernels (no races, no spin), W ≤ 4, one warp',
+  arbitrary: structuredKernel({ maxWarpSize: 4, maxWarps: 1, deterministic: true }),
+};
+
+const unstructured: KernelSource = {
+  id: 'unstructured',
+  description: 'random CFGs, irreducible ones included, W ≤ 4, K ≤ 2 (arbitraries/unstructured.ts)',
+  arbitrary: unstructuredKernel({ maxWarpSize: 4, maxWarps: 2, maxBlocks: 6 }),
+};
+
+/**
+ * A plain kernel lowered for Turing by the compile pass (BSSY/BSYNC at IPDOMs, BREAK, BMOV spills,
+ * deadlock-aware spin loops with YIELD). A kernel the pass declines stays as it was (null marks it,
+ * and the source filters it out: the pass's own tests cover what it declines).
+ */
+function compiled(k: GeneratedKernel): GeneratedKernel | null {
+  const parsed = parseSass(k.text, { file: 'generated.sass' });
+  if (!parsed.ok) return null;
+  const c = compileTuring(parsed.value.program, {});
+  if (!c.ok) return null;
+  return { ...k, text: printCompiled(c.value.program, parsed.value.directives) + '\n' };
+}
+
+const compiledDet: KernelSource = {
+  id: 'compiled',
+  description:
+    'deterministic structured kernels compiled for Turing by model/compile (no spin loops)',
+  arbitrary: structuredDet.arbitrary.map(compiled).filter((k): k is GeneratedKernel => k !== null),
+};
+
+const compiledAll: KernelSource = {
+  id: 'compiled-all',
+  description: 'structured kernels (spin idioms included) compiled for Turing, deadlock-aware',
+  arbitrary: structured.arbitrary.map(compiled).filter((k): k is GeneratedKernel => k !== null),
+};
+
+/** Every kind of plain code, and the spinlock family of seed 000 Fig. 3 (the termination law's). */
 const mixed: KernelSource = {
   id: 'mixed',
-  description: 'plain kernels or the spinlock family of seed 000 Fig. 3 (arbitraries/kernels.ts)',
-  arbitrary: fc.oneof(plain.arbitrary, adapt(spinlockKernel)),
+  description:
+    'structured, unstructured and plain kernels, and the spinlock family of seed 000 Fig. 3',
+  arbitrary: fc.oneof(
+    structured.arbitrary,
+    unstructured.arbitrary,
+    plain.arbitrary,
+    adapt(spinlockKernel),
+  ),
 };
 
 /** Turing code laid out as NVIDIA's compiler does (`arbitraries/turing.ts`), W = 4. */
@@ -126,7 +187,18 @@ const turingSpill: KernelSource = {
   arbitrary: adapt(turingProgramWith({ spill: true }).map((n) => ({ text: renderTuring(n) }))),
 };
 
-export const SOURCES: readonly KernelSource[] = [plain, loopFree, mixed, turing, turingSpill];
+export const SOURCES: readonly KernelSource[] = [
+  structured,
+  structuredDet,
+  unstructured,
+  compiledDet,
+  compiledAll,
+  mixed,
+  plain,
+  loopFree,
+  turing,
+  turingSpill,
+];
 
 export function findSource(id: string): KernelSource {
   const s = SOURCES.find((x) => x.id === id);

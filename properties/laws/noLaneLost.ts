@@ -76,7 +76,7 @@ export const noLaneLost: Law = {
   tag: 'P2',
   description:
     "every live lane has exactly one next PC, exited lanes none, and it is the reference shadow's (issue 4 P2; seed 001 §2; SEMANTICS §3, §6)",
-  sources: () => ['plain', 'turing'],
+  sources: () => ['structured', 'unstructured', 'turing'],
   appliesTo: () => true,
   check(kernel, mechanism, o) {
     const { machine: m } = build(kernel, mechanism, o.options);

@@ -13,7 +13,7 @@ export const priorityIndependence: Law = {
   tag: 'P7',
   description:
     "hanoi's verdict does not depend on its path-priority option on compiled code (seed 000 §VI-A)",
-  sources: () => ['turing'],
+  sources: () => ['compiled-all', 'turing'],
   appliesTo: (m) => m === 'hanoi',
   check(kernel, mechanism, o): LawOutcome {
     const results = ORDERS.map((order) => {

@@ -31,7 +31,7 @@ function ipdomProblem(
   for (let r = 0; r < RUNS; r++) {
     let s = m.initial();
     const schedule: number[] = [];
-    let pending: { b: number; p: number; mask: number }[] = [];
+    let pending: { w: number; b: number; p: number; mask: number }[] = [];
     for (let i = 0; i < STEPS; i++) {
       const succ = m.successors(s);
       if (succ.length === 0) break;
@@ -43,7 +43,7 @@ function ipdomProblem(
       const issued = t.issue.mask;
       const next: typeof pending = [];
       for (const rec of pending) {
-        if (t.issue.pc === rec.p && rec.mask & issued) {
+        if (rec.w === t.warp && t.issue.pc === rec.p && rec.mask & issued) {
           const missing = (rec.mask & live & ~issued) >>> 0;
           if (missing)
             return {
@@ -63,7 +63,7 @@ function ipdomProblem(
         );
         const p = ipdom(t.issue.pc);
         const alive = (issued & m.live(t.next)[t.warp]!) >>> 0;
-        if (after.size > 1 && p >= 0) pending.push({ b: t.issue.pc, p, mask: alive });
+        if (after.size > 1 && p >= 0) pending.push({ w: t.warp, b: t.issue.pc, p, mask: alive });
       }
       s = t.next;
     }
@@ -135,7 +135,8 @@ export const reconvergence: Law = {
   tag: 'P3',
   description:
     'IPDOM mechanisms run the first instruction at the IPDOM with every live lane that diverged (seed 000 §II, seed 002 §2.3); a BSYNC releases exactly Bx minus exited lanes on Turing code (seed 000 §V-B, §VII-B; SEMANTICS §2)',
-  sources: (m) => (BSYNC_MECHANISMS.has(m) ? ['turing'] : ['plain']),
+  sources: (m) =>
+    BSYNC_MECHANISMS.has(m) ? ['turing', 'compiled'] : ['structured-det', 'unstructured'],
   appliesTo: (m) => IPDOM_MECHANISMS.has(m) || BSYNC_MECHANISMS.has(m),
   check(kernel, mechanism, o): LawOutcome {
     const { machine: m, loaded } = build(kernel, mechanism, o.options);

@@ -1,6 +1,27 @@
-import { explore } from '../../model/explore/exhaustive.ts';
+import { explore, type ExploreResult } from '../../model/explore/exhaustive.ts';
+import { kernelOfText } from './kernels.ts';
 import { build } from './machine.ts';
-import type { Law } from './types.ts';
+import type { CheckOptions, Law } from './types.ts';
+
+/**
+ * The reference's result per kernel text and budget: every mechanism of a campaign with one seed
+ * sees the same kernels, so `its` is explored once for all of them (a cache of a pure function).
+ */
+const cache = new Map<string, Pick<ExploreResult, 'bound' | 'verdict'>>();
+function reference(text: string, budget: CheckOptions['budget']) {
+  const key = `${budget.maxStates}/${budget.maxDepth}/${budget.timeoutMs}\n${text}`;
+  let r = cache.get(key);
+  if (!r) {
+    const e = explore(build(kernelOfText(text), 'its', {}, false).machine, budget);
+    // A time bound depends on the machine's load: not cached.
+    if (e.bound !== 'time') {
+      if (cache.size >= 5000) cache.delete(cache.keys().next().value!);
+      cache.set(key, { bound: e.bound, verdict: e.verdict });
+    }
+    r = e;
+  }
+  return r;
+}
 
 /**
  * P1 termination (issue 4; SEMANTICS §3.1: `its` terminates on every program the post-Volta
@@ -19,7 +40,7 @@ export const termination: Law = {
   sources: (m) => (m === 'its' || m === 'hanoi' ? ['mixed', 'turing'] : ['mixed']),
   appliesTo: () => true, // on its itself: the explorer agrees with itself (a cheap determinism check)
   check(kernel, mechanism, o) {
-    const ref = explore(build(kernel, 'its', {}, false).machine, o.budget);
+    const ref = reference(kernel.text, o.budget);
     if (ref.bound !== null) return { ok: 'skip', reason: `its: ${ref.bound} budget` };
     if (ref.verdict !== 'terminates') return { ok: 'skip', reason: `its: ${ref.verdict}` };
     const { machine } = build(kernel, mechanism, o.options, false);

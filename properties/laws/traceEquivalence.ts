@@ -156,7 +156,7 @@ export const traceEquivalence: Law = {
   description:
     "refines its; per-lane traces equal its's on race-free code; hanoi and simt-stack with the same path priority issue the same warp trace without barrier issues (SEMANTICS §6; seed 000 §IX)",
   // The code each is meant for: compiled Turing code for hanoi, plain code for pre-Volta designs.
-  sources: (m) => (m === 'hanoi' ? ['turing'] : ['plain']),
+  sources: (m) => (m === 'hanoi' ? ['compiled', 'turing'] : ['structured-det', 'plain']),
   appliesTo: (m) => m !== 'its',
   check(kernel, mechanism, o) {
     const a = refines(kernel, mechanism, o);

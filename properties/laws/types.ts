@@ -6,24 +6,9 @@
 import type fc from 'fast-check';
 import type { DeadlockKind, Verdict } from '../../model/explore/verdict.ts';
 
-/**
- * What a program generator promises about a kernel (the classes of issue 4's generators). Mirrors
- * `properties/arbitraries/kernel.ts` of the generator work; `classes.ts` derives them from the text
- * for the older generators.
- */
-export type KernelClass =
-  | 'spin'
-  | 'syncwarp'
-  | 'partial-syncwarp'
-  | 'call'
-  | 'recursion'
-  | 'switch'
-  | 'loop'
-  | 'break'
-  | 'continue'
-  | 'early-exit'
-  | 'atomics'
-  | 'memory-race';
+import type { GeneratedKernel, KernelClass } from '../arbitraries/kernel.ts';
+
+export type { GeneratedKernel, KernelClass };
 
 /**
  * Classes the expectation table may name besides the generators' own: `spin-without-yield` (a
@@ -31,15 +16,6 @@ export type KernelClass =
  * reconvergence), `yield` (a YIELD anywhere), `barriers` (hand-placed or compiled BSSY/BSYNC), `any` (every kernel).
  */
 export type ExpectationClass = KernelClass | 'spin-without-yield' | 'yield' | 'barriers' | 'any';
-
-/** A generated kernel: listing text with its `// @warpcheck` header, and what it contains. */
-export interface GeneratedKernel {
-  readonly text: string;
-  readonly warpSize: number;
-  readonly warps: number;
-  readonly classes: ReadonlySet<KernelClass>;
-  readonly ast: unknown;
-}
 
 /** A schedule that shows a law failing, in the explorer's terms, so it can be saved as a scenario. */
 export interface LawFinding {

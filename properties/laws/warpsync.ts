@@ -84,7 +84,7 @@ export const warpsync: Law = {
   tag: 'P4',
   description:
     'no lane passes a WARPSYNC before every non-exited named lane arrives; released lanes issue together (SEMANTICS §2, §3.1, §3.4; seed 000 §V-D, §VII-B)',
-  sources: () => ['turing'],
+  sources: () => ['turing', 'compiled'],
   appliesTo: (m) => m === 'its' || m === 'hanoi',
   check(kernel, mechanism, o): LawOutcome {
     const { machine: m } = build(kernel, mechanism, o.options);
