@@ -1,4 +1,5 @@
 import { operandsOf } from '../isa/operands.ts';
+import { printInstruction } from '../isa/printProgram.ts';
 import type { Machine, MachineState, Stop } from '../machine/machine.ts';
 import { popcount } from '../lanes/execute.ts';
 import { latencyClassOf, type Latencies, DEFAULT_LATENCIES } from './latency.ts';
@@ -293,6 +294,11 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       });
       if (war) {
         const fmt = machine.fmt;
+        const text = (pc: number) =>
+          `${printInstruction(machine.program.instructions[pc]!, fmt.pc)
+            .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
+            .replace(/\s*;\s*$/, '')
+            .trim()} at ${fmt.pc(pc)}`;
         return {
           kind: 'stop',
           state: {
@@ -309,9 +315,9 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
             verdict: 'violation',
             property: 'war-hazard',
             message:
-              `write-after-read on R${war.reg} (warp ${k}): the younger instruction at ${fmt.pc(war.younger.pc)} ` +
+              `write-after-read on R${war.reg} (warp ${k}): the younger instruction ${text(war.younger.pc)} ` +
               `(issued cycle ${war.younger.issue}) writes it back in cycle ${war.younger.writeback}, but the older ` +
-              `instruction at ${fmt.pc(war.older.pc)} (issued cycle ${war.older.issue}) reads it from bank ` +
+              `instruction ${text(war.older.pc)} (issued cycle ${war.older.issue}) reads it from bank ` +
               `${war.reg % coll!.banks} only in cycle ${war.older.reads.find((r) => r.reg === war.reg)!.cycle}`,
           },
           issued: records,

@@ -49,7 +49,10 @@ describe('operand collector: the write-after-read hazard', () => {
     expect(r.end.kind).toBe('stop');
     if (r.end.kind !== 'stop') return;
     expect(r.end.stop).toMatchObject({ verdict: 'violation', property: 'war-hazard' });
-    expect(r.end.stop.message).toMatch(/R8/);
+    // Names the register, both instructions and their PCs (0x0000 and 0x0010, 16 bytes each).
+    expect(r.end.stop.message).toMatch(/write-after-read on R8/);
+    expect(r.end.stop.message).toMatch(/MOV R8, 0x1 at 0x0010/);
+    expect(r.end.stop.message).toMatch(/IADD3 R1, R0, R4, R8 at 0x0000/);
     expect(r.counters.cycles).toBe(2);
   });
 

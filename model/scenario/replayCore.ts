@@ -66,8 +66,15 @@ export function replayCore(machine: Machine, scenario: Scenario): CoreReplayRun 
     printInstruction(machine.program.instructions[pc]!, fmt.pc)
       .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
       .trim();
-  const pending = (boards: readonly Board[]) =>
-    boards.map((b) => b.map((p) => `${keyName(p.key)} ${fmt.mask(p.mask)} @${p.ready}`));
+  const entries = (b: Board, prefix = '') =>
+    b.map((p) => `${prefix}${keyName(p.key)} ${fmt.mask(p.mask)} @${p.ready}`);
+  // The dual scoreboard shows its two boards while a split is open (side 0 / side 1).
+  const pending = (st: CoreState) =>
+    st.boards.map((b, w) => {
+      const d = st.duals?.[w];
+      if (!d || d.split === null) return entries(b);
+      return [...entries(d.boards[0], 'side0 '), ...entries(d.boards[1], 'side1 ')];
+    });
   let s = core.initial();
   const cycles: CoreCycle[] = [];
   let verdict = 'incomplete';
@@ -93,7 +100,7 @@ export function replayCore(machine: Machine, scenario: Scenario): CoreReplayRun 
           r.kind === 'running'
             ? r.stalled.map((x) => ({ warp: x.warp, pcs: x.candidates.map((c) => fmt.pc(c.pc)) }))
             : [],
-        pending: pending(r.state.boards),
+        pending: pending(r.state),
       });
     s = r.state;
     if (r.kind === 'running') continue;
