@@ -11,6 +11,7 @@ export interface CompileArgs {
   readonly registers: number;
   readonly deadlockAware: boolean;
   readonly allocation: 'nesting' | 'distinct';
+  readonly spillClear: boolean;
   readonly json: boolean;
   readonly output?: string;
   readonly force: boolean;
@@ -60,6 +61,7 @@ export function runCompile(a: CompileArgs, io: Io): number {
     registers: a.registers,
     deadlockAware: a.deadlockAware,
     allocation: a.allocation,
+    spillClear: a.spillClear,
     file: a.file,
     sourceLines,
   });
@@ -69,6 +71,7 @@ export function runCompile(a: CompileArgs, io: Io): number {
     `--registers ${a.registers}`,
     ...(a.deadlockAware ? [] : ['--no-deadlock-aware']),
     ...(a.allocation === 'nesting' ? [] : [`--allocation ${a.allocation}`]),
+    ...(a.spillClear ? ['--spill-clear'] : []),
   ].join(' ');
   const listing = printCompiled(compiled.value.program, directives, [
     `compiled from ${a.file} by: warpcheck compile ${flags}`,
@@ -142,6 +145,11 @@ export function registerCompile(cmd: Command, io: Io, status: { code: number }):
       'nesting (registers by nesting depth, spills; as nvcc) or distinct (one register per region)',
       'nesting',
     )
+    .option(
+      '--spill-clear',
+      'spill with BMOV.32.CLEAR (empties the B register; releases its waiters under its)',
+      false,
+    )
     .option('-o, --output <file>', 'write the listing to a file (never over an existing one)')
     .option('--force', 'let -o overwrite an existing file', false)
     .option('--json', 'print machine-readable JSON (listing, regions, notes)', false)
@@ -167,6 +175,7 @@ export function registerCompile(cmd: Command, io: Io, status: { code: number }):
           registers: o['registers'] as number,
           deadlockAware: o['deadlockAware'] !== false,
           allocation,
+          spillClear: o['spillClear'] as boolean,
           json: o['json'] as boolean,
           ...(o['output'] !== undefined ? { output: o['output'] as string } : {}),
           force: o['force'] as boolean,

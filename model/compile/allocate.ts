@@ -4,7 +4,7 @@
  * - `nesting` (default, the layout of seed 000 Fig. 5 and of nvcc): a region's register is its
  *   nesting depth modulo the budget, so sibling regions share registers. A region nested deeper
  *   than the budget reuses the register of the ancestor `budget` levels up and spills it around
- *   itself: `BMOV.32.CLEAR Rn, Bx` before its BSSY, `BMOV.32 Bx, Rn` after its BSYNC, with one
+ *   itself: `BMOV.32 Rn, Bx` before its BSSY (`.CLEAR` with the `spillClear` option), `BMOV.32 Bx, Rn` after its BSYNC, with one
  *   spill register per depth (LIFO, so nested spills of one B register never clobber each other).
  *   Correct when the paths of a branch run one after another, as Hanoi runs them; under
  *   independent thread scheduling the paths of a branch can overlap, and sharing a register
@@ -47,6 +47,8 @@ export function allocate(
     readonly registers: number;
     readonly allocation: Allocation;
     readonly spillBase: number;
+    /** Per region: it must not share its register (nesting allocation). */
+    readonly exclusive?: readonly boolean[];
   },
   firstId: number,
 ): { ok: true; placed: Placed[] } | { ok: false; message: string } {
@@ -72,14 +74,38 @@ export function allocate(
       })),
     };
   }
+  // Suspendable regions (a WARPSYNC or a spin loop's YIELD inside) get registers of their own,
+  // the lowest ones: Hanoi may run another path while a lane waits there, and that path's regions
+  // must not overwrite a register still live here. The rest share the others by nesting depth,
+  // counted over non-exclusive ancestors only.
+  const exclusive = regions.map((_, i) => options.exclusive?.[i] ?? false);
+  const count = exclusive.filter((x) => x).length;
+  const shared = options.registers - count;
+  if (count > options.registers || (shared < 1 && count < regions.length))
+    return {
+      ok: false,
+      message: `${count} regions hold a WARPSYNC or a spin loop and need a B register each, with at least one more for the rest: budget ${options.registers}`,
+    };
+  const ext = regions.map(extent);
+  const sharedDepth = regions.map((_, i) =>
+    regions.reduce((n, _r, j) => {
+      if (j === i || exclusive[j] || ext[j]!.size <= ext[i]!.size) return n;
+      return [...ext[i]!].every((x) => ext[j]!.has(x)) ? n + 1 : n;
+    }, 0),
+  );
+  let next = 0;
   return {
     ok: true,
-    placed: regions.map((region, i) => ({
-      id: firstId + i,
-      region,
-      depth: d[i]!,
-      reg: d[i]! % options.registers,
-      spill: d[i]! >= options.registers ? options.spillBase + d[i]! - options.registers : null,
-    })),
+    placed: regions.map((region, i) => {
+      const nd = sharedDepth[i]!;
+      const own = exclusive[i] ? next++ : null;
+      return {
+        id: firstId + i,
+        region,
+        depth: d[i]!,
+        reg: own ?? count + (nd % shared),
+        spill: own === null && nd >= shared ? options.spillBase + nd - shared : null,
+      };
+    }),
   };
 }

@@ -124,7 +124,7 @@ A0:     EXIT ;`,
   });
 
   it('nested ifs beyond a budget of 2: the third level reuses B0, spilled around it (seed 000 §VI-A)', () => {
-    // Depth 2 > budget 2: register 2 mod 2 = B0, the outer value saved by BMOV.32.CLEAR before
+    // Depth 2 > budget 2: register 2 mod 2 = B0, the outer value saved by BMOV.32 before
     // the inner BSSY and restored after the inner BSYNC, into R2 — the first register the
     // program does not use (it uses R0, R1).
     expectListing(
@@ -139,7 +139,7 @@ A0:     EXIT ;`,
         BSSY B1, A1 ;
   @!P1  BRA J1 ;
         IADD3 R1, R1, 0x2, RZ ;
-        BMOV.32.CLEAR R2, B0 ;
+        BMOV.32 R2, B0 ;
         BSSY B0, A2 ;
   @!P2  BRA J2 ;
         IADD3 R1, R1, 0x4, RZ ;
@@ -186,7 +186,7 @@ F:      EXIT ;`,
    @P0  BRA B ;
 C:      MOV R2, 0xc ;
         BRA F ;
-B:      BMOV.32.CLEAR R3, B0 ;
+B:      BMOV.32 R3, B0 ;
         BSSY B0, AE ;
    @P1  BRA E ;
 D:      MOV R2, 0xd ;

@@ -9,9 +9,10 @@
  * Never throws: problems come back as diagnostics.
  */
 import { err, ok, RZ, type Diagnostic, type Program, type Result } from '../isa/program.ts';
-import { allocate, type Allocation, type Placed } from './allocate.ts';
+import { allocate, depths, type Allocation, type Placed } from './allocate.ts';
 import { emit, type FunctionPlan } from './emit.ts';
-import { functionGraph } from './graph.ts';
+import { controlOf } from '../isa/control.ts';
+import { functionGraph, type FnGraph as FnGraphLike } from './graph.ts';
 import { findRegions, type Region } from './regions.ts';
 
 export interface TuringOptions {
@@ -21,6 +22,13 @@ export interface TuringOptions {
   readonly deadlockAware?: boolean;
   /** Register allocation (default `nesting`, with spills; `distinct` for ITS-safe code). */
   readonly allocation?: Allocation;
+  /**
+   * Spill with `BMOV.32.CLEAR Rn, Bx` instead of `BMOV.32 Rn, Bx` (default false, as seed 000
+   * Fig. 5). Clearing empties Bx, which under independent thread scheduling releases lanes already
+   * waiting at the enclosing BSYNC on Bx (SEMANTICS §2, docs/semantics.md its), so Hanoi's run of
+   * such code no longer refines its; a plain copy leaves them waiting.
+   */
+  readonly spillClear?: boolean;
   /** File name and source lines for diagnostics. */
   readonly file?: string;
   readonly sourceLines?: readonly number[];
@@ -95,6 +103,7 @@ export function compileTuring(program: Program, options: TuringOptions = {}): Re
       registers,
       deadlockAware: options.deadlockAware ?? true,
       allocation: options.allocation ?? 'nesting',
+      spillClear: options.spillClear ?? false,
       at,
     });
   } catch (e) {
@@ -114,6 +123,7 @@ function compileChecked(
     registers: number;
     deadlockAware: boolean;
     allocation: Allocation;
+    spillClear: boolean;
     at: (pc: number, m: string) => Diagnostic;
   },
 ): Result<Compiled> {
@@ -125,14 +135,33 @@ function compileChecked(
     notes.push(...r.notes);
     return { graph, regions: [...r.regions], yields: r.yields };
   });
+  dropRegionsAcrossCalls(program, found, notes);
   // Drop conflicting regions until the layout is consistent (each round drops at least one).
   for (;;) {
     const plans: FunctionPlan[] = [];
     let nextId = 0;
     for (const f of found) {
+      if (o.allocation === 'nesting') {
+        // Suspendable regions need a register each, and the others at least one to share: the
+        // innermost suspendable regions beyond the budget get none (their lanes reconverge at an
+        // enclosing join) — never a shared register Hanoi could overwrite while a lane waits.
+        const ds = depths(f.regions);
+        const susp = f.regions
+          .map((r, i) => ({ r, d: ds[i]! }))
+          .filter(({ r }) => suspendable(program, r, f.yields))
+          .sort((a, b) => a.d - b.d);
+        const room = susp.length < f.regions.length ? o.registers - 1 : o.registers;
+        const drop = new Set(susp.slice(Math.max(0, room)).map(({ r }) => r));
+        for (const r of drop)
+          notes.push(
+            `${f.graph.fn.name}: region of the branch at pc ${r.branches[0]} dropped: it holds a WARPSYNC or a spin loop and no B register of its own is left in the budget of ${o.registers}`,
+          );
+        f.regions = f.regions.filter((r) => !drop.has(r));
+      }
+      const exclusive = f.regions.map((r) => suspendable(program, r, f.yields));
       const a = allocate(
         f.regions,
-        { registers: o.registers, allocation: o.allocation, spillBase },
+        { registers: o.registers, allocation: o.allocation, spillBase, exclusive },
         nextId,
       );
       if (!a.ok) return err([o.at(f.graph.fn.start, `${f.graph.fn.name}: ${a.message}`)]);
@@ -147,7 +176,7 @@ function compileChecked(
           `no free general register left to spill B registers to (the program uses up to R${spillBase - 1})`,
         ),
       ]);
-    const e = emit(program, plans);
+    const e = emit(program, plans, { clear: o.spillClear });
     if (e.ok) {
       const regions = plans.flatMap((p) => p.placed.map((q) => report(p, q)));
       return ok({
@@ -169,6 +198,67 @@ function compileChecked(
     }
   }
 }
+
+/**
+ * **Decision** (docs/semantics.md, "Compile passes"): B registers are not saved across calls, so
+ * a region never spans a CALL into code that arms barriers itself — a function with regions, or
+ * one that calls such a function (recursion included): the callee's BSSY would overwrite the
+ * caller's live register and its BSYNC release it (Hanoi invalidates a released register). Such
+ * regions are dropped; their lanes reconverge at an enclosing join, or at the end.
+ */
+function dropRegionsAcrossCalls(
+  program: Program,
+  found: { graph: FnGraphLike; regions: Region[] }[],
+  notes: string[],
+): void {
+  const calleesOf = found.map((f) => {
+    const out = new Set<number>();
+    for (let pc = f.graph.fn.start; pc < f.graph.fn.end; pc++) {
+      const c = controlOf(program, pc);
+      if (c.kind !== 'call') continue;
+      for (const t of c.targets) {
+        const fi = program.functions.findIndex((fn) => t >= fn.start && t < fn.end);
+        if (fi !== -1) out.add(fi);
+      }
+    }
+    return out;
+  });
+  // Functions that arm barriers, directly or through calls (a fixpoint over the call graph).
+  const arms = found.map((f) => f.regions.length > 0);
+  for (let changed = true; changed;) {
+    changed = false;
+    calleesOf.forEach((cs, fi) => {
+      if (!arms[fi] && [...cs].some((c) => arms[c])) changed = arms[fi] = true;
+    });
+  }
+  for (const f of found) {
+    const keep = f.regions.filter((r) =>
+      [...r.body, r.entry].every((pc) => {
+        const c = controlOf(program, pc);
+        if (c.kind !== 'call') return true;
+        return c.targets.every((t) => {
+          const fi = program.functions.findIndex((fn) => t >= fn.start && t < fn.end);
+          return fi === -1 || !arms[fi];
+        });
+      }),
+    );
+    for (const r of f.regions)
+      if (!keep.includes(r))
+        notes.push(
+          `${f.graph.fn.name}: region of the branch at pc ${r.branches[0]} dropped: it spans a CALL into code that arms barriers (B registers are not saved across calls)`,
+        );
+    f.regions = keep;
+  }
+}
+
+/**
+ * A region in which a lane may wait while other paths of the warp run on Hanoi: it holds a
+ * WARPSYNC (SEMANTICS §2) or a spin loop's YIELD (seed 000 §V-G).
+ */
+const suspendable = (program: Program, r: Region, yields: ReadonlySet<number>): boolean =>
+  [...r.body, r.entry].some(
+    (pc) => program.instructions[pc]!.opcode === 'WARPSYNC' || yields.has(pc),
+  );
 
 const report = (p: FunctionPlan, q: Placed): RegionReport => ({
   function: p.graph.fn.name,

@@ -95,6 +95,7 @@ const breaksOn = (plan: FunctionPlan, u: number, v: number): Placed[] =>
 export function emit(
   program: Program,
   plans: readonly FunctionPlan[],
+  spill: { readonly clear: boolean } = { clear: false },
 ): { ok: true; value: Emitted } | { ok: false; conflicts: number[] } {
   const conflicts = new Set<number>();
   const slots: Slot[][] = [];
@@ -146,7 +147,8 @@ export function emit(
           positionKeys.set(`after:${g.p.id}`, [fi, out.length]);
           if (g.p.spill !== null) mark(make('BMOV.32', [breg(g.p.reg), reg(g.p.spill)]));
         } else {
-          if (g.p.spill !== null) mark(make('BMOV.32.CLEAR', [reg(g.p.spill), breg(g.p.reg)]));
+          if (g.p.spill !== null)
+            mark(make(spill.clear ? 'BMOV.32.CLEAR' : 'BMOV.32', [reg(g.p.spill), breg(g.p.reg)]));
           mark(
             make('BSSY', [breg(g.p.reg), { kind: 'target', pc: -1 }]),
             new Map([[1, `after:${g.p.id}`]]),

@@ -39,6 +39,8 @@ export interface Region {
   readonly branches: readonly number[];
   /** Spin loop whose join was delayed (deadlock-aware placement). */
   readonly delayed: boolean;
+  /** The own region of a spin loop (its BSSY before the spin loop's header). */
+  readonly spin: boolean;
 }
 
 /** Lanes at `u` belong to region `r` (they must BSYNC when they reach its join). */
@@ -111,6 +113,9 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
     candidates.set(key, old ? { ...old, branches: [...old.branches, ...r.branches] } : r);
   };
 
+  // Spin loops get a YIELD at their header (deadlock-aware placement, seed 000 §VI-C).
+  const spinHeaders = new Set(g.loops.filter((l) => spinLoop(g, l)).map((l) => l.header));
+  if (options.deadlockAware) for (const h of spinHeaders) yields.add(h);
   for (const p of divergentBranches(g)) {
     const q0 = g.ipdom(p);
     const succ = edgesFrom(g, p).map((e) => e.to);
@@ -137,26 +142,21 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
       }
       let join = q0;
       let delayed = false;
-      if (loop !== null && spinLoop(g, loop)) {
-        if (options.deadlockAware) {
-          yields.add(loop.header);
-          // Past the release (seed 000 §VI-C): the furthest point of the join's post-dominator
-          // chain whose region still has a single entry — the last one before code that lanes
-          // from outside reach too (an enclosing region's join, or the function's end).
-          for (const x of postDominatorChain(g, q0)) {
-            const later = reach(g, [entry], x);
-            if (sideEntry(g, entry, later) !== null) break;
-            join = x;
-            body = later;
-            delayed = true;
-          }
-          if (!delayed) {
-            // A BSYNC at the loop exit would wait for lanes that spin on what the waiting lanes
-            // hold: better no region (the lanes reconverge at an enclosing join, or never).
-            notes.push(`${hex(g, p)}: spin loop whose join cannot be delayed; no region`);
-            continue;
-          }
+      const spins = [...spinHeaders].filter((h) => body.has(h) || h === entry);
+      if (options.deadlockAware && spins.length > 0) {
+        const later = delayPastRelease(g, entry, q0);
+        if (later === null) {
+          // A BSYNC before the release would make lanes wait for lanes that spin on what the
+          // waiting lanes are yet to write (seed 000 §VI-C): no region here; the lanes reconverge
+          // at an enclosing join, which must then hold both the spinners and the writer.
+          notes.push(
+            `${hex(g, p)}: region holds a spin loop and cannot join past its release; no region`,
+          );
+          continue;
         }
+        delayed = later.join !== q0;
+        join = later.join;
+        body = later.body;
       }
       const side = sideEntry(g, entry, body);
       if (side !== null)
@@ -169,12 +169,26 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
           body,
           branches: [p],
           delayed,
+          spin: loop !== null && spinHeaders.has(loop.header),
         });
     }
     const early = earlyRegion(g, p, q0);
     if (early !== null) add(early);
   }
-  const accepted = laminar(g, [...candidates.values()], notes);
+  const laid = laminar(g, [...candidates.values()], notes);
+  // A spin loop nested in another region gets none of its own: Hanoi's YIELD only swaps paths
+  // whose lanes the top REC entry's register holds (seed 000 §VII-C), and the lanes a spinner
+  // waits for — a lock holder, a flag setter on the other path of an if — may be outside the
+  // loop's region but inside the enclosing one (whose join is delayed past the release too).
+  const accepted = options.deadlockAware
+    ? laid.filter(
+        (r) =>
+          !r.spin ||
+          !laid.some(
+            (a) => a !== r && subset(extent(r), extent(a)) && extent(a).size > extent(r).size,
+          ),
+      )
+    : laid;
   return { regions: accepted, yields, notes };
 }
 
@@ -202,7 +216,32 @@ function earlyRegion(g: FnGraph, p: number, q0: number | null): Region | null {
     }
   // Useful only when some lanes of the body reach T and some leave early.
   if (escapes === 0 || joins === 0 || sideEntry(g, p, body) !== null) return null;
-  return { kind: 'early', entry: p, join: t, body, branches: [p], delayed: false };
+  return { kind: 'early', entry: p, join: t, body, branches: [p], delayed: false, spin: false };
+}
+
+const isMemoryWrite = (opcode: string): boolean =>
+  opcode.startsWith('ST') || opcode.startsWith('ATOM') || opcode === 'RED';
+
+/**
+ * The join of a region holding a spin loop, delayed past the release (seed 000 §VI-C, Fig. 7):
+ * the furthest point of the post-dominator chain from `q0` whose region still has a single entry
+ * (an enclosing region's join, or code other lanes reach, bounds it), provided no memory write is
+ * reachable from there — else null.
+ */
+function delayPastRelease(
+  g: FnGraph,
+  entry: number,
+  q0: number,
+): { join: number; body: Set<number> } | null {
+  let best = { join: q0, body: reach(g, [entry], q0) };
+  for (const x of postDominatorChain(g, q0)) {
+    const body = reach(g, [entry], x);
+    if (sideEntry(g, entry, body) !== null) break;
+    best = { join: x, body };
+  }
+  const after = reach(g, [best.join], -2);
+  for (const pc of after) if (isMemoryWrite(g.program.instructions[pc]!.opcode)) return null;
+  return best;
 }
 
 const extent = (r: Region): Set<number> => new Set([...r.body, r.entry]);

@@ -76,6 +76,21 @@ export function spinLoop(g: FnGraph, loop: PcLoop): boolean {
     if (!leaves || controlOf(program, pc).kind !== 'branch') return false;
     const ins = program.instructions[pc]!;
     const preds = [ins.guard, secondPredicate(ins)].filter((p) => p !== null);
-    return preds.some((p) => p!.index !== PT && tainted.has(1000 + p!.index));
+    return preds.some((p) => p!.index !== PT && taintedAt(pc, p!.index));
   });
+
+  /**
+   * Predicate `p` as the branch at `pc` reads it: decided by its last writer in the straight-line
+   * code before the branch when there is one (a predicate reused for another test elsewhere in
+   * the loop does not count), else by the loop-wide taint.
+   */
+  function taintedAt(pc: number, p: number): boolean {
+    for (let at = pc - 1; at >= g.fn.start && loop.body.has(at); at--) {
+      if (controlOf(program, at).kind !== 'none' || g.preds[at + 1 - g.fn.start]!.length > 1) break;
+      const w = program.instructions[at]!;
+      const { reads, predWrites } = registersOf(w);
+      if (predWrites.includes(p)) return isMemoryRead(w) || reads.some((r) => tainted.has(r));
+    }
+    return tainted.has(1000 + p);
+  }
 }

@@ -14,6 +14,8 @@ export interface CompileOptions {
   readonly deadlockAware?: boolean;
   /** Turing register allocation: `nesting` (default) or `distinct`. */
   readonly allocation?: 'nesting' | 'distinct';
+  /** Turing: spill with `BMOV.32.CLEAR` rather than `BMOV.32` (default false). */
+  readonly spillClear?: boolean;
   readonly file?: string;
   readonly sourceLines?: readonly number[];
 }
