@@ -1,38 +1,17 @@
 import { basename } from 'node:path';
 import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
-import type { AtomicOrder } from '../model/lanes/execContext.ts';
-import { MECHANISMS } from '../model/mechanisms/registry.ts';
 import { saveScenario } from '../model/scenario/files.ts';
-import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
-import { machineFor, scenarioFromFinding } from '../model/scenario/session.ts';
-import {
-  colourVerdict,
-  millis,
-  reportDiagnostics,
-  table,
-  thousands,
-  type Io,
-  readInput,
-} from './output.ts';
+import { scenarioFromFinding } from '../model/scenario/session.ts';
+import { colourVerdict, millis, table, thousands, type Io } from './output.ts';
+import { prepareMachines, type PrepareArgs } from './prepare.ts';
 import { VERSION } from './version.ts';
 
-export interface ExploreArgs {
-  readonly file: string;
-  readonly mechanism: string;
-  readonly warpSize?: number;
-  readonly warps?: number;
+export interface ExploreArgs extends PrepareArgs {
   readonly maxStates: number;
   readonly maxDepth: number;
   readonly timeout: number;
   readonly save: string | false;
   readonly json: boolean;
-  readonly strict: boolean;
-  /** Check every issue against the reference (`refines-its`). */
-  readonly refine: boolean;
-  readonly atomicOrder: AtomicOrder;
-  readonly entry?: string;
-  /** `mechanism.option=value` settings. */
-  readonly option: readonly string[];
 }
 
 interface Row {
@@ -44,44 +23,9 @@ interface Row {
 
 /** `warpcheck explore`: every mechanism on one listing, a verdict row each, failures saved. */
 export function runExplore(a: ExploreArgs, io: Io): number {
-  const text = readInput(io, a.file);
-  if (text === null) return 2;
-  const loaded = loadProgram(text, a.file, {
-    strict: a.strict,
-    ...(a.entry ? { entry: a.entry } : {}),
-  });
-  if (!loaded.ok) return reportDiagnostics(io, loaded.error);
-  const launch = resolveLaunch(loaded.value.header, { warpSize: a.warpSize, warps: a.warps });
-  if (!launch.ok) {
-    for (const p of launch.error) io.err(`${a.file}: ${p}\n`);
-    return 2;
-  }
-  const ids =
-    a.mechanism === 'all'
-      ? MECHANISMS.map((m) => m.id)
-      : a.mechanism.split(',').map((s) => s.trim());
-  const options = parseOptionSettings(a.option, ids);
-  if (!options.ok) {
-    for (const p of options.error) io.err(`${p}\n`);
-    return 2;
-  }
-  const machines = [];
-  for (const id of ids) {
-    const m = machineFor(
-      loaded.value,
-      launch.value,
-      id,
-      options.value[id] ?? {},
-      a.atomicOrder,
-      a.strict,
-      a.refine,
-    );
-    if (!m.ok) {
-      for (const p of m.error) io.err(`${p}\n`);
-      return 2;
-    }
-    machines.push({ id, machine: m.value });
-  }
+  const prepared = prepareMachines(a, io);
+  if (typeof prepared === 'number') return prepared;
+  const { text, loaded, launch, machines } = prepared;
   const rows: Row[] = [];
   for (const { id, machine } of machines) {
     const progress = (p: { states: number; depth: number; elapsedMs: number }) => {
@@ -103,10 +47,10 @@ export function runExplore(a: ExploreArgs, io: Io): number {
         const scenario = scenarioFromFinding({
           name: `${basename(a.file)} on ${id}: ${f.verdict}${f.kind ? ` (${f.kind})` : ''}`,
           programText: text,
-          entry: a.entry ?? loaded.value.header.entry,
+          entry: a.entry ?? loaded.header.entry,
           strict: a.strict,
           refine: a.refine,
-          launch: launch.value,
+          launch: launch,
           mechanism: id,
           options: machine.options,
           atomicOrder: a.atomicOrder,
@@ -126,7 +70,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
         );
       }
     }
-    rows.push({ mechanism: id, result, expected: loaded.value.header.expect[id] ?? null, saved });
+    rows.push({ mechanism: id, result, expected: loaded.header.expect[id] ?? null, saved });
   }
   const mismatched = rows.filter(
     (r) => r.expected !== null && r.expected !== verdictText(r.result),
@@ -136,7 +80,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
       JSON.stringify(
         {
           file: a.file,
-          launch: { warpSize: launch.value.warpSize, warps: launch.value.warps },
+          launch: { warpSize: launch.warpSize, warps: launch.warps },
           results: rows.map((r) => ({
             mechanism: r.mechanism,
             verdict: r.result.verdict,
@@ -158,7 +102,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
             saved: r.saved,
             notes: r.result.notes,
           })),
-          warnings: loaded.value.warnings,
+          warnings: loaded.warnings,
         },
         null,
         2,
@@ -166,7 +110,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
     );
   } else {
     io.out(
-      `${a.file}: ${launch.value.warps} warp${launch.value.warps > 1 ? 's' : ''} of ${launch.value.warpSize} lanes\n\n`,
+      `${a.file}: ${launch.warps} warp${launch.warps > 1 ? 's' : ''} of ${launch.warpSize} lanes\n\n`,
     );
     const hasExpect = rows.some((r) => r.expected !== null);
     io.out(
@@ -206,7 +150,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
       for (const n of r.result.notes) io.out(`  note: ${n}\n`);
       for (const p of r.saved) io.out(`  saved ${p}  (replay: warpcheck replay ${p})\n`);
     }
-    for (const w of loaded.value.warnings) io.out(`warning: ${w}\n`);
+    for (const w of loaded.warnings) io.out(`warning: ${w}\n`);
   }
   return mismatched.length > 0 ? 1 : 0;
 }
@@ -214,27 +158,3 @@ export function runExplore(a: ExploreArgs, io: Io): number {
 /** `terminates`, `deadlock/livelock`, … — the spelling of header expectations. */
 export const verdictText = (r: { verdict: string; kind: string | null }): string =>
   r.kind ? `${r.verdict}/${r.kind}` : r.verdict;
-
-function parseOptionSettings(
-  settings: readonly string[],
-  ids: readonly string[],
-): { ok: true; value: Record<string, Record<string, string>> } | { ok: false; error: string[] } {
-  const value: Record<string, Record<string, string>> = {};
-  const error: string[] = [];
-  for (const s of settings) {
-    const m = /^([a-z0-9-]+)\.([a-z0-9-]+)=(\S+)$/.exec(s);
-    if (!m) {
-      error.push(
-        `--option ${s}: expected MECHANISM.OPTION=VALUE, e.g. simt-stack.order=not-taken-first`,
-      );
-      continue;
-    }
-    const [, mech, name, v] = m;
-    if (!ids.includes(mech!)) {
-      error.push(`--option ${s}: mechanism '${mech}' is not being explored (${ids.join(', ')})`);
-      continue;
-    }
-    (value[mech!] ??= {})[name!] = v!;
-  }
-  return error.length ? { ok: false, error } : { ok: true, value };
-}
