@@ -16,6 +16,7 @@ import type { Machine, MachineState } from '../../model/machine/machine.ts';
  * | `lock-in-if` | the Barnes-Hut shape (`../shared/sass/linuohai-accel-sim__ls_bh_v2_TreeBuildingKernel_excerpt.sm80.sass`): `while (!done) if (CAS(lock) == 0) { critical; release; done = 1; }` — busy waiting that releases before the if's reconvergence point, so it terminates on the SIMT stack too |
  * | `syncwarp` | a WARPSYNC |
  * | `partial-syncwarp` | a WARPSYNC whose mask names fewer than all lanes of the warp |
+ * | `split-syncwarp` | lanes that wait with one mask at two different WARPSYNC instructions (both sides of a divergent if end in `__syncwarp()`), released together, each after its own (SEMANTICS §2): Hanoi departs here (`scenarios/hanoi-departs-warpsync.sass`) |
  * | `ill-formed-syncwarp` | a WARPSYNC that breaks SEMANTICS §2 on purpose (a lane not named in its own mask); only when asked for |
  * | `call` | a CALL/RET pair (return address in a register, seed 000 §V-D) |
  * | `recursion` | a function that calls itself |
@@ -33,6 +34,7 @@ export type KernelClass =
   | 'lock-in-if'
   | 'syncwarp'
   | 'partial-syncwarp'
+  | 'split-syncwarp'
   | 'ill-formed-syncwarp'
   | 'call'
   | 'recursion'
@@ -52,6 +54,7 @@ export const KERNEL_CLASSES: readonly KernelClass[] = [
   'lock-in-if',
   'syncwarp',
   'partial-syncwarp',
+  'split-syncwarp',
   'ill-formed-syncwarp',
   'call',
   'recursion',

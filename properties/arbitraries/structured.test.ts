@@ -96,6 +96,13 @@ describe('structuredKernel', () => {
     for (const k of sample(structuredKernel(), 300, 103)) {
       const seen = observed(k);
       for (const c of checked) expect(k.classes.has(c), `${c} in\n${k.text}`).toBe(seen.has(c));
+      if (k.classes.has('split-syncwarp')) {
+        // Two WARPSYNC instructions with one mask.
+        const masks = load(k.text).ops.flatMap((op) =>
+          op.kind === 'warpsync' && op.mask?.kind === 'imm' ? [op.mask.value >>> 0] : [],
+        );
+        expect(new Set(masks).size, k.text).toBeLessThan(masks.length);
+      }
       if (k.classes.has('spin') || k.classes.has('lock-in-if'))
         expect(hasMemoryLoop(k), `spin loop in\n${k.text}`).toBe(true);
     }

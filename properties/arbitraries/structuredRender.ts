@@ -326,8 +326,12 @@ export function renderStructured(ast: StructuredAst): {
         const syncBoth =
           s.kind === 'if' && s.syncBoth && sync && !t.dirty && !e.dirty && join !== null;
         if (syncBoth) {
-          emitSync(tOut, join, t);
-          emitSync(eOut, join, e);
+          // Lanes of both sides wait with one mask at two WARPSYNC instructions and are released
+          // together, each after its own (SEMANTICS §2) — where Hanoi departs
+          // (scenarios/hanoi-departs-warpsync.sass).
+          const a = emitSync(tOut, join, t);
+          const b = emitSync(eOut, join, e);
+          if (a && b) classes.add('split-syncwarp');
         }
         const elseL = fresh();
         const end = fresh();
@@ -607,14 +611,16 @@ export function renderStructured(ast: StructuredAst): {
     return live[0]!;
   }
 
-  function emitSync(out: string[], m: number, ctx: Ctx, preferAll = false): void {
-    if (ctx.may.every((x) => x === 0)) return;
+  /** Emits a WARPSYNC naming `m` unless no lane gets here; says whether it did. */
+  function emitSync(out: string[], m: number, ctx: Ctx, preferAll = false): boolean {
+    if (ctx.may.every((x) => x === 0)) return false;
     classes.add('syncwarp');
     if (m === full) out.push(`        WARPSYNC ${preferAll ? '0xffffffff' : hex(full)} ;`);
     else {
       classes.add('partial-syncwarp');
       out.push(`        WARPSYNC ${hex(m)} ;`);
     }
+    return true;
   }
 
   // ---- the kernel ----
