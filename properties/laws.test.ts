@@ -26,6 +26,8 @@ const RUNS: Readonly<Record<string, number>> = {
   'trace-equivalence': 60,
   'priority-independence': 30,
 };
+/** Where a declared failure is rare, enough runs that it shows (else "did not occur" fails). */
+const RUNS_FOR: Readonly<Record<string, number>> = { 'trace-equivalence/hanoi': 150 };
 const root = join(new URL('.', import.meta.url).pathname, '..');
 
 describe('laws × mechanisms (fixed seed)', () => {
@@ -33,7 +35,8 @@ describe('laws × mechanisms (fixed seed)', () => {
     for (const f of MECHANISMS) {
       if (!law.appliesTo(f.id)) continue;
       it(`${law.tag} ${law.id} on ${f.id}`, () => {
-        const r = runCampaign(law, f.id, { runs: RUNS[law.id] ?? 30, seed: SEED });
+        const runs = RUNS_FOR[`${law.id}/${f.id}`] ?? RUNS[law.id] ?? 30;
+        const r = runCampaign(law, f.id, { runs, seed: SEED });
         const unexpected = r.counterexamples.filter((c) => c.expected.length === 0);
         if (r.unexpectedFailures > 0) {
           const c = unexpected[0]!;

@@ -191,7 +191,9 @@ export function runCampaign(law: Law, mechanism: string, o: CampaignOptions): Ca
   const missing =
     unexpected > 0 || r1.interrupted
       ? [] // the run ended early: absence proves nothing
-      : declaredFailures(law.id, mechanism).filter((e) => !seenClasses.has(e.class));
+      : declaredFailures(law.id, mechanism).filter(
+          (e) => !seenClasses.has(e.class) && runs >= (e.minRuns ?? 0),
+        );
   return {
     law: law.id,
     mechanism,

@@ -31,7 +31,9 @@ function ipdomProblem(
   for (let r = 0; r < RUNS; r++) {
     let s = m.initial();
     const schedule: number[] = [];
-    let pending: { w: number; b: number; p: number; mask: number }[] = [];
+    // Per record the call depth of the branch: a recursive activation reaching the same IPDOM PC
+    // is another activation's point (seed 002 §2.3: reconvergence is per function activation).
+    let pending: { w: number; b: number; p: number; depth: number; mask: number }[] = [];
     for (let i = 0; i < STEPS; i++) {
       const succ = m.successors(s);
       if (succ.length === 0) break;
@@ -41,9 +43,11 @@ function ipdomProblem(
       if (!t.next) break;
       const live = m.live(s)[t.warp]!;
       const issued = t.issue.mask;
+      const calls = s.warps[t.warp]!.data.calls;
+      const depth = calls[lanesOf(issued)[0] ?? 0]?.length ?? 0;
       const next: typeof pending = [];
       for (const rec of pending) {
-        if (rec.w === t.warp && t.issue.pc === rec.p && rec.mask & issued) {
+        if (rec.w === t.warp && t.issue.pc === rec.p && rec.depth === depth && rec.mask & issued) {
           const missing = (rec.mask & live & ~issued) >>> 0;
           if (missing)
             return {
@@ -63,7 +67,8 @@ function ipdomProblem(
         );
         const p = ipdom(t.issue.pc);
         const alive = (issued & m.live(t.next)[t.warp]!) >>> 0;
-        if (after.size > 1 && p >= 0) pending.push({ w: t.warp, b: t.issue.pc, p, mask: alive });
+        if (after.size > 1 && p >= 0)
+          pending.push({ w: t.warp, b: t.issue.pc, p, depth, mask: alive });
       }
       s = t.next;
     }

@@ -15,7 +15,7 @@ function reference(text: string, budget: CheckOptions['budget']) {
     const e = explore(build(kernelOfText(text), 'its', {}, false).machine, budget);
     // A time bound depends on the machine's load: not cached.
     if (e.bound !== 'time') {
-      if (cache.size >= 5000) cache.delete(cache.keys().next().value!);
+      if (cache.size >= 20_000) cache.delete(cache.keys().next().value!);
       cache.set(key, { bound: e.bound, verdict: e.verdict });
     }
     r = e;

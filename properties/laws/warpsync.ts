@@ -40,8 +40,10 @@ function itsProblem(
       if (!((part >>> l) & 1) || b.wait[l] !== READY || b.pcs[l] !== t.issue.pc + 1) continue;
       for (let k = 0; k < a.pcs.length; k++) {
         if (!((mask >>> k) & 1) || (exited >>> k) & 1) continue;
+        // Masks as written may name lanes beyond the warp (0xffffffff): compare within it.
         const there =
-          (a.wait[k] === AT_WARPSYNC && a.named[k] === mask) || ((arriving >>> k) & 1) === 1;
+          (a.wait[k] === AT_WARPSYNC && (a.named[k]! & m.ctx.full) >>> 0 === mask) ||
+          ((arriving >>> k) & 1) === 1;
         if (!there)
           return `lane ${l} went through the WARPSYNC ${m.fmt.mask(mask)} while lane ${k} was elsewhere`;
       }
