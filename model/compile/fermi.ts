@@ -6,7 +6,8 @@
  * Rules (decisions; seed 003 shows only Fig. 2's if/else):
  * - Potentially divergent: a BRA with a guard or second predicate (`.DIV`/`.CONV` too), not
  *   `BRA.U` (Table I: "Uniform Branch"), or a BRX/JMX with declared targets. A branch whose IPDOM is
- *   the virtual exit needs nothing: its paths end in EXIT, and an empty active mask pops.
+ *   the virtual exit gets nothing: its lanes run on (to EXIT, or to an enclosing region's SYNC),
+ *   and an empty active mask pops its DIV token.
  * - `SSY p'` goes right before the branch, and `SYNC` right before its IPDOM p (jumps to p land
  *   on the SYNC); p' is the instruction after the SYNC. Fig. 2 pops with a `.S` flag on the last
  *   instruction of each path; a SYNC instruction (the Kepler spelling, SEMANTICS §2) does the same
@@ -14,14 +15,23 @@
  * - A branch on a loop that does not contain p (the spinlock's backward branch, a loop exit) gets
  *   its SSY before the header of the outermost such loop, entered only from outside the loop —
  *   an SSY inside the loop would push a token every iteration.
- * - Branches with the same IPDOM share the SSY of the one whose SSY dominates the others; two
- *   SSYs for one IPDOM that do not nest are an error (one SYNC could not pop both).
+ * - Branches with the same IPDOM share the SSY of the one whose SSY dominates the others.
+ * - A region gets no SSY/SYNC (its lanes then reconverge at an enclosing SYNC, or at the end — the
+ *   per-lane paths are the same, only later reconvergence) when: lanes could enter it other than
+ *   through its SSY (the SSY's block must dominate every block of the region); several regions end
+ *   at one IPDOM without one dominating the others; or some way into a PC would run its inserted
+ *   instructions out of turn — e.g. an IPDOM that is a loop header, where the region's lanes
+ *   would run the loop's PBK again after the SYNC (`misentered`).
  * - Loops with breaks (`loops: 'pbk'`, the default): a natural loop whose exits all lead to one
  *   block e, with more than one exit edge or an exit from a block that is not a latch, gets
  *   `PBK e'` before its header (entered from outside); each exit becomes a BRK — `@P BRA e` turns
  *   into `@P BRK`, a fall-through exit gets a `BRK` that only the falling-through lanes run — and
  *   its branches whose IPDOM is e need no SSY. e' is the instruction after those BRKs.
+ * - A loop exit that cannot become a BRK (a BRX, a modified BRA) leaves the loop to SSY/SYNC.
  * - A program that already holds Fermi stack instructions is an error.
+ * The SYNC runs for the lanes that come from inside the region (jumps from elsewhere to the IPDOM,
+ * such as a loop's back edge, land after it); a push hoisted to a loop header runs for lanes from
+ * outside the loop.
  * Offsets are renumbered per function with the program's stride; code addresses held in registers
  * as numbers (not labels) are not rewritten.
  */
@@ -58,14 +68,29 @@ const STACK_OPCODES = new Set(['SSY', 'SYNC', 'PBK', 'BRK', 'PCNT', 'CONT', 'PRE
 /** An instruction inserted before source PC `at`. */
 interface Insert {
   readonly at: number;
-  /** Order among the inserts at one PC: BRK (0), SYNC (1), SSY (2), PBK (3); see `order`. */
+  /** BRK (0), SYNC (1), SSY (2), PBK (3): BRKs first, then the SYNC, then pushes (see the sort). */
   readonly rank: number;
   /** `resume(pc, rank)`: the new PC after the inserts of rank below `rank` before source `pc`. */
   readonly make: (resume: (pc: number, rank: number) => number) => Instruction;
-  /** For an SSY: its region's IPDOM. */
-  readonly join?: number;
-  /** Blocks whose jumps to `at` skip this instruction (a loop body for a push at its header); `all` for fall-through only. */
-  readonly skip: ReadonlySet<number> | 'all';
+  /** Whether lanes coming from block `from` to `at` run this instruction (jumps and fall-through). */
+  readonly enters: (from: number) => boolean;
+  /** Run only by the fall-through into `at` (the BRK of a loop's fall-through exit). */
+  readonly fallThroughOnly: boolean;
+  /** Blocks of the loop whose body skips a push hoisted to its header (0 otherwise): outer first. */
+  readonly outer: number;
+  /** For an SSY and its SYNC: the region they belong to. */
+  readonly region?: Region;
+}
+
+/** An SSY region: the branch, its IPDOM, where the SSY goes and the blocks in between. */
+interface Region {
+  readonly branch: number;
+  readonly join: number;
+  /** Where the SSY goes: the branch, or the header of the outermost loop it leaves. */
+  readonly at: number;
+  readonly loop: NaturalLoop | null;
+  /** Blocks reachable from the SSY's block without passing the IPDOM's block. */
+  readonly blocks: ReadonlySet<number>;
 }
 
 const ins = (opcode: string, operands: Operand[] = [], guard: Instruction['guard'] = null) =>
@@ -74,6 +99,12 @@ const ins = (opcode: string, operands: Operand[] = [], guard: Instruction['guard
 /** Loops of a function containing block `b`, innermost first. */
 function loopsOf(loops: readonly NaturalLoop[], b: number): NaturalLoop[] {
   return loops.filter((l) => l.body.includes(b)).sort((x, y) => x.body.length - y.body.length);
+}
+
+/** Instruction `pc` can fall through to `pc + 1`. */
+function fallsThrough(program: Program, pc: number): boolean {
+  const c = controlOf(program, pc);
+  return c.conditional || !['branch', 'indirect', 'exit', 'return', 'trap'].includes(c.kind);
 }
 
 /** Places SSY/SYNC and PBK/BRK (see the file comment); returns the program and a PC map. */
@@ -92,7 +123,6 @@ export function compileFermiMapped(
   const blockOf = (pc: number) => cfg.blockOf[pc]!;
   const inserts: Insert[] = [];
   const replaced = new Map<number, Instruction>();
-  const problems: string[] = [];
 
   // ---- loops with breaks: PBK before the header, BRK at every exit ----
   /** Per PBK loop: its exit block's start and its body. */
@@ -105,53 +135,64 @@ export function compileFermiMapped(
       if (targets.size !== 1) continue;
       const breaks = exits.length > 1 || exits.some((e) => !loop.latches.includes(e.from));
       if (!breaks) continue;
-      const exitBlock = cfg.blocks[exits[0]!.to]!;
-      const e = exitBlock.start;
+      const e = cfg.blocks[exits[0]!.to]!.start;
+      const header = cfg.blocks[loop.header]!.start;
       const body = new Set(loop.body);
+      // A header entered by falling through from its own body cannot hold the PBK.
+      if (header > 0 && body.has(blockOf(header - 1)) && fallsThrough(program, header - 1))
+        continue;
+      const plan: (() => void)[] = [];
       for (const edge of exits) {
         const from = cfg.blocks[edge.from]!;
         const last = from.end - 1;
         const c = controlOf(program, last);
         const src = program.instructions[last]!;
-        if (c.kind === 'branch' && c.targets.includes(e)) {
-          if (
-            c.targets.length !== 1 ||
-            src.modifiers.length > 0 ||
-            (c.conditional && from.end === e)
-          ) {
-            problems.push(`pc ${last}: a loop exit the pass cannot turn into BRK`);
-            continue;
-          }
+        if (
+          c.kind === 'branch' &&
+          c.targets.length === 1 &&
+          c.targets[0] === e &&
+          src.modifiers.length === 0 &&
+          !(c.conditional && from.end === e)
+        ) {
           // `@P BRA e` → `@P BRK` (seed 003 Table I: "BRK; or @P0 BRK;").
           const p2 = secondPredicate(src);
-          replaced.set(last, ins('BRK', p2 ? [{ kind: 'pred', pred: p2 }] : [], src.guard));
-        } else if (from.end === e && (c.kind === 'none' || c.conditional)) {
+          plan.push(() =>
+            replaced.set(last, ins('BRK', p2 ? [{ kind: 'pred', pred: p2 }] : [], src.guard)),
+          );
+        } else if (
+          from.end === e &&
+          (c.kind === 'none' || (c.kind === 'branch' && c.conditional))
+        ) {
           // A fall-through exit: a BRK only the falling-through lanes run.
-          inserts.push({ at: e, rank: 0, make: () => ins('BRK'), skip: 'all' });
-        } else {
-          problems.push(`pc ${last}: a loop exit the pass cannot turn into BRK`);
-        }
+          plan.push(() =>
+            inserts.push({
+              at: e,
+              rank: 0,
+              make: () => ins('BRK'),
+              enters: () => false,
+              fallThroughOnly: true,
+              outer: 0,
+            }),
+          );
+        } else plan.length = 0;
+        if (plan.length === 0) break;
       }
+      if (plan.length !== exits.length) continue; // an exit that cannot become a BRK: SSY instead
+      for (const step of plan) step();
       inserts.push({
-        at: cfg.blocks[loop.header]!.start,
+        at: header,
         rank: 3,
         // Its lanes resume after the BRKs: a SYNC there belongs to a region around the loop.
         make: (t) => ins('PBK', [{ kind: 'target', pc: t(e, 1) }]),
-        skip: body,
+        enters: (u) => !body.has(u),
+        fallThroughOnly: false,
+        outer: body.size,
       });
       pbkLoops.push({ exit: e, body });
     }
   }
-  // Where a PBK's or SSY's lanes resume: after the BRKs (and SYNC) inserted before `e`.
 
   // ---- SSY regions ----
-  interface Region {
-    readonly branch: number;
-    readonly join: number;
-    /** Where the SSY goes, and the loop whose body skips it (if hoisted). */
-    readonly at: number;
-    readonly loop: NaturalLoop | null;
-  }
   const regions: Region[] = [];
   for (let pc = 0; pc < n; pc++) {
     const b = blockOf(pc);
@@ -166,20 +207,29 @@ export function compileFermiMapped(
     if (join === VIRTUAL_EXIT) continue;
     if (pbkLoops.some((l) => l.exit === join && l.body.has(b))) continue;
     const fc = cfg.functions[cfg.blocks[b]!.fn]!;
-    if (fc.irreducibleCycles.some((cy) => cy.body.includes(b))) {
-      problems.push(`pc ${pc}: a divergent branch on an irreducible cycle`);
-      continue;
-    }
+    if (fc.irreducibleCycles.some((cy) => cy.body.includes(b))) continue;
     // The outermost loop around the branch that does not contain the IPDOM.
     const outside = loopsOf(fc.loops, b).filter((l) => !l.body.includes(blockOf(join)));
     const loop = outside.length > 0 ? outside[outside.length - 1]! : null;
-    regions.push({ branch: pc, join, at: loop ? cfg.blocks[loop.header]!.start : pc, loop });
+    const at = loop ? cfg.blocks[loop.header]!.start : pc;
+    const blocks = new Set<number>();
+    const work = [blockOf(at)];
+    while (work.length > 0) {
+      const u = work.pop()!;
+      if (u === VIRTUAL_EXIT || u === blockOf(join) || blocks.has(u)) continue;
+      blocks.add(u);
+      work.push(...cfg.blocks[u]!.succs);
+    }
+    // Every lane that runs the SYNC must have run the SSY: no way into the region but its start.
+    if ([...blocks].some((u) => !dominates(cfg, blockOf(at), u))) continue;
+    regions.push({ branch: pc, join, at, loop, blocks });
   }
-  // Branches with one IPDOM share the SSY that dominates the others.
+  // Branches with one IPDOM share the SSY that dominates the others; regions that do not nest
+  // get none (their lanes then reconverge at an enclosing SYNC or not at all — still correct).
   const byJoin = new Map<number, Region[]>();
   for (const r of regions) byJoin.set(r.join, [...(byJoin.get(r.join) ?? []), r]);
-  const kept: Region[] = [];
-  for (const [join, rs] of byJoin) {
+  let kept: Region[] = [];
+  for (const rs of byJoin.values()) {
     const seen = new Set<number>();
     const roots = rs.filter((r) => {
       if (seen.has(r.at)) return false;
@@ -191,54 +241,87 @@ export function compileFermiMapped(
           (blockOf(o.at) !== blockOf(r.at) || o.at < r.at),
       );
     });
-    if (roots.length > 1) {
-      problems.push(
-        `branches at pcs ${rs.map((r) => r.branch).join(', ')} reconverge at pc ${join} but their SSYs do not nest`,
-      );
-      continue;
-    }
-    kept.push(roots[0]!);
+    if (roots.length === 1) kept.push(roots[0]!);
   }
-  if (problems.length > 0) return fail(problems);
-  for (const r of kept) {
-    inserts.push({ at: r.join, rank: 1, make: () => ins('SYNC'), skip: new Set() });
-    inserts.push({
-      at: r.at,
-      rank: 2,
-      make: (t) => ins('SSY', [{ kind: 'target', pc: t(r.join, 2) }]),
-      skip: r.loop ? new Set(r.loop.body) : new Set(),
-      join: r.join,
-    });
-  }
-  // Order at one PC: BRKs, the SYNC, then pushes — those skipped by the larger loop body first
-  // (a jump from inside a loop must skip exactly a prefix of the pushes: the outer ones), an SSY
-  // before a PBK on the same loop (its region ends later), then the later-ending SSY first.
-  const skipSize = (i: Insert) => (i.skip === 'all' ? Infinity : i.skip.size);
-  const before = new Map<number, Insert[]>();
-  for (const i of inserts) before.set(i.at, [...(before.get(i.at) ?? []), i]);
-  for (const list of before.values())
-    list.sort((a, b) => {
-      if (a.rank < 2 || b.rank < 2) return a.rank - b.rank;
-      if (skipSize(a) !== skipSize(b)) return skipSize(b) - skipSize(a);
-      if (a.rank !== b.rank) return a.rank - b.rank;
-      if (a.join === undefined || b.join === undefined || a.join === b.join) return 0;
-      return postDominates(cfg, blockOf(a.join), blockOf(b.join)) ? -1 : 1;
-    });
-  // A push skipped by a loop body must not be reached by falling through from that body.
-  for (const [pc, list] of before)
-    for (const i of list) {
-      if (i.skip === 'all' || pc === 0) continue;
-      const prev = blockOf(pc - 1);
-      const c = controlOf(program, pc - 1);
-      const falls =
-        c.conditional || !['branch', 'indirect', 'exit', 'return', 'trap'].includes(c.kind);
-      if (i.skip.has(prev) && falls)
-        return fail([`pc ${pc}: a loop header entered by falling through from its own body`]);
+
+  // Lay out the inserts; drop a region whose SYNC or SSY some lanes would run out of turn, until
+  // every way into a PC runs exactly a suffix of what is inserted before it (checked below).
+  for (;;) {
+    const all = [...inserts];
+    for (const r of kept) {
+      all.push({
+        at: r.join,
+        rank: 1,
+        make: () => ins('SYNC'),
+        enters: (u) => r.blocks.has(u),
+        fallThroughOnly: false,
+        outer: 0,
+        region: r,
+      });
+      const body = r.loop ? new Set(r.loop.body) : null;
+      all.push({
+        at: r.at,
+        rank: 2,
+        make: (t) => ins('SSY', [{ kind: 'target', pc: t(r.join, 2) }]),
+        enters: (u) => body === null || !body.has(u),
+        fallThroughOnly: false,
+        outer: body?.size ?? 0,
+        region: r,
+      });
     }
-  return ok(layout(program, cfg, before, replaced));
+    // Order at one PC: BRKs, the SYNC, then pushes — hoisted over the larger loop first (a jump
+    // from inside a loop skips the pushes of the loops it is in: a prefix), an SSY before a PBK
+    // on the same loop (its region ends later), the later-ending SSY first.
+    const before = new Map<number, Insert[]>();
+    for (const i of all) before.set(i.at, [...(before.get(i.at) ?? []), i]);
+    for (const list of before.values())
+      list.sort((a, b) => {
+        if (a.rank < 2 || b.rank < 2) return a.rank - b.rank;
+        if (a.outer !== b.outer) return b.outer - a.outer;
+        if (a.rank !== b.rank) return a.rank - b.rank;
+        const ja = a.region?.join;
+        const jb = b.region?.join;
+        if (ja === undefined || jb === undefined || ja === jb) return 0;
+        return postDominates(cfg, blockOf(ja), blockOf(jb)) ? -1 : 1;
+      });
+    const wrong = misentered(program, cfg, before);
+    if (wrong === null) return ok(layout(program, cfg, before, replaced));
+    if (wrong.region === undefined) return fail([`pc ${wrong.at}: cannot place the PBK here`]);
+    kept = kept.filter((r) => r !== wrong.region);
+  }
 }
 
-/** Lays the program out with the inserts; see `Insert.skip` for where jumps land. */
+/**
+ * The first insert that some way into its PC would run out of turn: every predecessor block must
+ * run a suffix of the inserts (a jump: from the first one it enters; the fall-through: all but
+ * none it skips), else null.
+ */
+function misentered(
+  program: Program,
+  cfg: ProgramCfg,
+  before: ReadonlyMap<number, readonly Insert[]>,
+): Insert | null {
+  for (const [pc, list] of before) {
+    const b = cfg.blocks[cfg.blockOf[pc]!]!;
+    for (const u of b.preds) {
+      const from = cfg.blocks[u]!;
+      const last = from.end - 1;
+      const fall = from.end === pc && fallsThrough(program, last);
+      const jump = program.instructions[last]!.operands.some(
+        (o) => o.kind === 'target' && o.pc === pc,
+      );
+      if (fall) for (const i of list) if (!i.fallThroughOnly && !i.enters(u)) return i;
+      if (jump) {
+        let k = list.findIndex((i) => !i.fallThroughOnly && i.enters(u));
+        if (k < 0) continue;
+        for (; k < list.length; k++) if (!list[k]!.enters(u)) return list[k]!;
+      }
+    }
+  }
+  return null;
+}
+
+/** Lays the program out with the inserts; see `Insert.enters` for where jumps land. */
 function layout(
   program: Program,
   cfg: ProgramCfg,
@@ -256,13 +339,11 @@ function layout(
     at[pc] = slots.length;
     if (pc < n) slots.push({ pc, insert: null });
   }
-  /** Where a jump from block `from` to source PC `pc` lands: the first insert it does not skip. */
+  /** Where a jump from block `from` to source PC `pc` lands: the first insert it enters. */
   const land = (from: number, pc: number): number => {
     const list = before.get(pc) ?? [];
-    for (let k = 0; k < list.length; k++) {
-      const s = list[k]!.skip;
-      if (s !== 'all' && !s.has(from)) return first[pc]! + k;
-    }
+    for (let k = 0; k < list.length; k++)
+      if (!list[k]!.fallThroughOnly && list[k]!.enters(from)) return first[pc]! + k;
     return at[pc]!;
   };
   /** Where a token for source PC `pc` resumes its lanes: after the inserts of rank below `rank`. */
