@@ -27,3 +27,13 @@ export {
   type StackEntry,
   type PathOrder,
 } from './simtStack.ts';
+export { tokenStackFactory, type TokenStackState } from './tokenStack.ts';
+export { mpIpdomFactory, type MpIpdomState } from './mpIpdom.ts';
+export { dualPathFactory, type DualPathState } from './dualPath.ts';
+export { lcpFactory, type LcpState } from './lcp.ts';
+export { type PathListState } from './pathList.ts';
+export { dfsMinPcFactory } from './dfsMinPc.ts';
+export { gcnFactory } from './gcn.ts';
+export { bfsFactory } from './bfs.ts';
+export { sortedFactory } from './sorted.ts';
+export { opcodeConvergentFactory, type OpcodeConvergentState } from './opcodeConvergent.ts';
