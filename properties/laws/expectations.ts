@@ -70,12 +70,19 @@ const BASE: readonly Expectation[] = [
   {
     law: 'trace-equivalence',
     mechanism: 'hanoi',
-    class: 'branch-to-exit',
+    class: 'break',
     expect: 'fails',
     reason:
-      'a branch straight to an EXIT gets no BSSY region (its IPDOM is the exit): Hanoi runs the taken path first as told, while the SIMT stack never pushes a path already at the IPDOM and runs the other first (SEMANTICS §3.2; found by this law)',
-    // Seen at seed 1 within 200 runs, not at the CI seed within 400.
+      "hand-placed BREAK out of a nested region (arbitraries/turing.ts, seed 000 Fig. 6): the branch's IPDOM is the outer join, so the stack runs the paths apart until there, while Hanoi reconverges the others at the inner BSYNC (issue 4 P6: Hanoi on hand-placed barriers is a known departure)",
     minRuns: 1000,
+  },
+  {
+    law: 'trace-equivalence',
+    mechanism: 'hanoi',
+    class: 'switch',
+    expect: 'fails',
+    reason:
+      "a BRX splitting three or more ways: Hanoi orders the paths by lane count, ties to the lower PC, whatever its order option (SEMANTICS §3.4); the stack's order option orders BRX targets by PC (SEMANTICS §3.2) — no shared priority for multi-way branches (found by this law)",
   },
   {
     law: 'trace-equivalence',

@@ -82,30 +82,7 @@ export function expectationClasses(k: GeneratedKernel): Set<ExpectationClass> {
   if (busy && !/\bYIELD\b/.test(k.text)) out.add('spin-without-yield');
   if (/\bBSSY\b|\bBSYNC\b/.test(k.text)) out.add('barriers');
   if (/\bYIELD\b/.test(k.text)) out.add('yield');
-  if (branchToExit(k.text)) out.add('branch-to-exit');
   return out;
-}
-
-/**
- * A guarded branch (or a BRX) with a target whose instruction is an EXIT: its IPDOM is the exit, so compiled code
- * has no region around it (nothing to reconverge before exiting) and the paths' order is free.
- */
-function branchToExit(text: string): boolean {
-  const lines = text.split('\n').map((l) => l.replace(/\/\/.*$|\/\*[0-9a-f]*\*\//g, '').trim());
-  const exitLabels = new Set<string>();
-  for (let i = 0; i < lines.length; i++) {
-    const lab = /^([\w.$]+):$/.exec(lines[i]!);
-    if (!lab) continue;
-    let j = i + 1;
-    while (j < lines.length && (/^[\w.$]+:$/.test(lines[j]!) || lines[j] === '')) j++;
-    if (/^EXIT\b/.test(lines[j] ?? '')) exitLabels.add(lab[1]!);
-  }
-  return lines.some((l) => {
-    const b = /^@!?P\d\s+BRA\s+`?\(?([\w.$]+)/.exec(l);
-    if (b !== null && exitLabels.has(b[1]!)) return true;
-    const brx = /\bBRX\b.*BRANCH_TARGETS\s+([^"*)]+)/.exec(l);
-    return brx !== null && brx[1]!.split(',').some((t) => exitLabels.has(t.trim()));
-  });
 }
 
 /** A kernel from listing text alone (a saved counterexample, a CLI file). */

@@ -13,10 +13,9 @@ export type { GeneratedKernel, KernelClass };
 /**
  * Classes the expectation table may name besides the generators' own: `spin-without-yield` (busy
  * waiting — a spin loop or a lock taken inside an if — with no YIELD anywhere: seed 000 §VI-C says only YIELD lets Turing switch paths before
- * reconvergence), `yield` (a YIELD anywhere), `branch-to-exit` (a guarded branch straight to an EXIT), `barriers` (hand-placed or compiled BSSY/BSYNC), `any` (every kernel).
+ * reconvergence), `yield` (a YIELD anywhere), `barriers` (hand-placed or compiled BSSY/BSYNC), `any` (every kernel).
  */
-export type ExpectationClass =
-  KernelClass | 'spin-without-yield' | 'yield' | 'branch-to-exit' | 'barriers' | 'any';
+export type ExpectationClass = KernelClass | 'spin-without-yield' | 'yield' | 'barriers' | 'any';
 
 /** A schedule that shows a law failing, in the explorer's terms, so it can be saved as a scenario. */
 export interface LawFinding {
