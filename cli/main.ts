@@ -220,7 +220,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      '\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n',
+      '\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n',
     )
     .action((file: string, o: Record<string, unknown>) => {
       status.code = runSimulate(

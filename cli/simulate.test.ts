@@ -1,4 +1,6 @@
 /** `warpcheck simulate` end to end, through `main` with captured output. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from './main.ts';
@@ -79,5 +81,22 @@ describe('warpcheck simulate', () => {
     expect(r.err.trim().split('\n')).toHaveLength(3);
     expect(r.err).toMatch(/--scheduler fifo: expected lrr, gto or all/);
     expect(r.err).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('exits 1 when a run ends in a finding: the write-after-read hazard of out-of-order dispatch', async () => {
+    // The shrunk case of counterexamples/core/war-hazard-*.json (two warps, one bank, alu = 1):
+    // warp 1's MOV R2 writes back before its older IADD3 has read R2 from the only bank.
+    const dir = mkdtempSync(join(tmpdir(), 'wc-sim-'));
+    const file = join(dir, 'war.sass');
+    writeFileSync(
+      file,
+      '// @warpcheck warp-size=1 warps=2\n\tFunction : war\n        IADD3 R0, R1, R2, R0 ;\n        MOV R2, 0x0 ;\n        EXIT ;\n',
+    );
+    const args = ['simulate', file, '--latency', 'alu=1', '--banks', '1', '--units', '3'];
+    const ooo = await run([...args, '--collector', 'out-of-order']);
+    expect(ooo.out).toMatch(/war-hazard|write-after-read/);
+    expect(ooo.code).toBe(1);
+    const ino = await run([...args, '--collector', 'in-order']);
+    expect(ino.code).toBe(0);
   });
 });

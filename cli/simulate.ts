@@ -175,5 +175,7 @@ export function runSimulate(a: SimulateArgs, io: Io): number {
           `${r.mechanism} (${r.scheduler}, ${r.scoreboard}${showCollector ? `, ${r.collector}` : ''}): ${r.result.end.stop.message}\n`,
         );
   }
-  return 0;
+  // A run that ends in a finding (a violation such as war-hazard, undefined behaviour, a blocked
+  // warp) makes the exit status 1, as for other commands; a cycle budget is not a finding.
+  return rows.some((r) => r.result.end.kind === 'stop' || r.result.end.kind === 'blocked') ? 1 : 0;
 }
