@@ -100,3 +100,37 @@ describe('warpcheck simulate', () => {
     expect(ino.code).toBe(0);
   });
 });
+
+describe('warpcheck simulate on every bundled listing', () => {
+  it('runs each scenario listing with every scheduler, scoreboard and collector without an input error', async () => {
+    const { readdirSync } = await import('node:fs');
+    const dirs = ['scenarios', 'scenarios/matrix', 'scenarios/core'].map((d) => join(root, d));
+    const files = dirs.flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith('.sass'))
+        .map((f) => join(d, f)),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    for (const f of files) {
+      const r = await run([
+        'simulate',
+        f,
+        '--mechanism',
+        'all',
+        '--scheduler',
+        'all',
+        '--scoreboard',
+        'all',
+        '--collector',
+        'all',
+        '--max-cycles',
+        '3000',
+        '--json',
+      ]);
+      // 0 or 1 (a run ended in a finding); 2 would be an input error, a crash is a thrown test.
+      expect([0, 1], `${f}: ${r.err}`).toContain(r.code);
+      const json = JSON.parse(r.out) as { results: { issued: number; cycles: number }[] };
+      for (const x of json.results) expect(x.issued).toBeLessThanOrEqual(x.cycles);
+    }
+  }, 300_000);
+});
