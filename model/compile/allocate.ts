@@ -77,35 +77,49 @@ export function allocate(
   // Suspendable regions (a WARPSYNC or a spin loop's YIELD inside) get registers of their own,
   // the lowest ones: Hanoi may run another path while a lane waits there, and that path's regions
   // must not overwrite a register still live here. The rest share the others by nesting depth,
-  // counted over non-exclusive ancestors only.
+  // counted over non-exclusive ancestors only. Regions under different outermost regions are
+  // never live at once (every lane passes one's join before the next's entry): each such tree
+  // starts again from B0.
   const exclusive = regions.map((_, i) => options.exclusive?.[i] ?? false);
-  const count = exclusive.filter((x) => x).length;
-  const shared = options.registers - count;
-  if (count > options.registers || (shared < 1 && count < regions.length))
-    return {
-      ok: false,
-      message: `${count} regions hold a WARPSYNC or a spin loop and need a B register each, with at least one more for the rest: budget ${options.registers}`,
-    };
   const ext = regions.map(extent);
-  const sharedDepth = regions.map((_, i) =>
-    regions.reduce((n, _r, j) => {
-      if (j === i || exclusive[j] || ext[j]!.size <= ext[i]!.size) return n;
-      return [...ext[i]!].every((x) => ext[j]!.has(x)) ? n + 1 : n;
-    }, 0),
-  );
-  let next = 0;
-  return {
-    ok: true,
-    placed: regions.map((region, i) => {
-      const nd = sharedDepth[i]!;
-      const own = exclusive[i] ? next++ : null;
+  const root = rootsOf(regions);
+  const placed: Placed[] = [];
+  for (const r0 of new Set(root)) {
+    const tree = regions.map((_, i) => i).filter((i) => root[i] === r0);
+    const count = tree.filter((i) => exclusive[i]).length;
+    const shared = options.registers - count;
+    if (count > options.registers || (shared < 1 && count < tree.length))
       return {
+        ok: false,
+        message: `${count} nested regions hold a WARPSYNC or a spin loop and need a B register each, with at least one more for the rest: budget ${options.registers}`,
+      };
+    let next = 0;
+    for (const i of tree) {
+      const nd = tree.reduce((n, j) => {
+        if (j === i || exclusive[j] || ext[j]!.size <= ext[i]!.size) return n;
+        return [...ext[i]!].every((x) => ext[j]!.has(x)) ? n + 1 : n;
+      }, 0);
+      const own = exclusive[i] ? next++ : null;
+      placed[i] = {
         id: firstId + i,
-        region,
+        region: regions[i]!,
         depth: d[i]!,
         reg: own ?? count + (nd % shared),
         spill: own === null && nd >= shared ? options.spillBase + nd - shared : null,
       };
-    }),
-  };
+    }
+  }
+  return { ok: true, placed };
+}
+
+/** For each region, the index of the outermost region that contains it (itself when outermost). */
+export function rootsOf(regions: readonly Region[]): number[] {
+  const ext = regions.map(extent);
+  return regions.map((_, i) => {
+    let best = i;
+    regions.forEach((_r, j) => {
+      if (ext[j]!.size > ext[best]!.size && [...ext[i]!].every((x) => ext[j]!.has(x))) best = j;
+    });
+    return best;
+  });
 }

@@ -9,10 +9,10 @@
  * Never throws: problems come back as diagnostics.
  */
 import { err, ok, RZ, type Diagnostic, type Program, type Result } from '../isa/program.ts';
-import { allocate, depths, type Allocation, type Placed } from './allocate.ts';
+import { allocate, depths, rootsOf, type Allocation, type Placed } from './allocate.ts';
 import { emit, type FunctionPlan } from './emit.ts';
 import { controlOf } from '../isa/control.ts';
-import { functionGraph, type FnGraph as FnGraphLike } from './graph.ts';
+import { edgesFrom, functionGraph, type FnGraph as FnGraphLike } from './graph.ts';
 import { findRegions, type Region } from './regions.ts';
 
 export interface TuringOptions {
@@ -146,12 +146,18 @@ function compileChecked(
         // innermost suspendable regions beyond the budget get none (their lanes reconverge at an
         // enclosing join) — never a shared register Hanoi could overwrite while a lane waits.
         const ds = depths(f.regions);
-        const susp = f.regions
-          .map((r, i) => ({ r, d: ds[i]! }))
-          .filter(({ r }) => suspendable(program, r, f.yields))
-          .sort((a, b) => a.d - b.d);
-        const room = susp.length < f.regions.length ? o.registers - 1 : o.registers;
-        const drop = new Set(susp.slice(Math.max(0, room)).map(({ r }) => r));
+        const roots = rootsOf(f.regions);
+        const drop = new Set<Region>();
+        for (const r0 of new Set(roots)) {
+          const tree = f.regions.filter((_, i) => roots[i] === r0);
+          // Spin loops' regions first: without them the spinners cannot YIELD to the lock holder.
+          const susp = f.regions
+            .map((r, i) => ({ r, d: ds[i]! }))
+            .filter(({ r }) => tree.includes(r) && suspendable(program, r, f.yields))
+            .sort((a, b) => Number(b.r.spin) - Number(a.r.spin) || a.d - b.d);
+          const room = susp.length < tree.length ? o.registers - 1 : o.registers;
+          for (const { r } of susp.slice(Math.max(0, room))) drop.add(r);
+        }
         for (const r of drop)
           notes.push(
             `${f.graph.fn.name}: region of the branch at pc ${r.branches[0]} dropped: it holds a WARPSYNC or a spin loop and no B register of its own is left in the budget of ${o.registers}`,
@@ -168,6 +174,22 @@ function compileChecked(
       nextId += f.regions.length;
       plans.push({ graph: f.graph, placed: a.placed, yields: f.yields });
     }
+    // A spilling region must be left only through its join: its restore runs there, and on Hanoi
+    // a reconvergence with every lane gone invalidates the register the ancestor still needs.
+    let unsafe = false;
+    plans.forEach((p, fi) => {
+      const bad = p.placed.filter((q) => q.spill !== null && !leftOnlyAtJoin(p.graph, q.region));
+      for (const q of bad)
+        notes.push(
+          `${p.graph.fn.name}: region of the branch at pc ${q.region.branches[0]} dropped: it would reuse a spilled B register but lanes may leave it (EXIT, RET, CALL, BREAK) before its join`,
+        );
+      if (bad.length > 0) {
+        unsafe = true;
+        const drop = new Set(bad.map((q) => q.region));
+        found[fi]!.regions = found[fi]!.regions.filter((r) => !drop.has(r));
+      }
+    });
+    if (unsafe) continue;
     const spills = plans.flatMap((p) => p.placed.map((q) => q.spill ?? -1));
     if (Math.max(-1, ...spills) >= RZ)
       return err([
@@ -201,10 +223,11 @@ function compileChecked(
 
 /**
  * **Decision** (docs/semantics.md, "Compile passes"): B registers are not saved across calls, so
- * a region never spans a CALL into code that arms barriers itself — a function with regions, or
- * one that calls such a function (recursion included): the callee's BSSY would overwrite the
- * caller's live register and its BSYNC release it (Hanoi invalidates a released register). Such
- * regions are dropped; their lanes reconverge at an enclosing join, or at the end.
+ * a region never spans a CALL into code that arms barriers itself: the callee's BSSY would
+ * overwrite the caller's live register and its BSYNC release it (Hanoi invalidates a released
+ * register). First, a region spanning a call back into its own function (recursion) is dropped;
+ * then every function called from inside a remaining region, and everything it calls, loses its
+ * regions (the caller's are kept: they may hold a spin loop's delayed reconvergence).
  */
 function dropRegionsAcrossCalls(
   program: Program,
@@ -223,31 +246,80 @@ function dropRegionsAcrossCalls(
     }
     return out;
   });
-  // Functions that arm barriers, directly or through calls (a fixpoint over the call graph).
-  const arms = found.map((f) => f.regions.length > 0);
-  for (let changed = true; changed;) {
-    changed = false;
-    calleesOf.forEach((cs, fi) => {
-      if (!arms[fi] && [...cs].some((c) => arms[c])) changed = arms[fi] = true;
+  // Recursion first: a region spanning a call back into its own function (directly or through
+  // others) can never keep its register; once those are gone, a recursive function may arm none.
+  const reaches = (from: number, to: number): boolean => {
+    const seen = new Set<number>();
+    const work = [...calleesOf[from]!];
+    while (work.length > 0) {
+      const x = work.pop()!;
+      if (x === to) return true;
+      if (seen.has(x)) continue;
+      seen.add(x);
+      work.push(...calleesOf[x]!);
+    }
+    return false;
+  };
+  found.forEach((f, fi) => {
+    const recursive = f.regions.filter((r) => spansCallInto(r, (c) => reaches(c, fi) || c === fi));
+    dropAll(f, recursive, 'it spans a recursive CALL');
+  });
+  // Then the callees: a function called from inside a region of another function, and every
+  // function it calls, arms no barrier of its own (the caller's regions, which may hold a spin
+  // loop's reconvergence, are kept).
+  const calledInRegion = found.map(() => false);
+  found.forEach((f) =>
+    f.regions.forEach((r) =>
+      spansCallInto(r, (c) => {
+        calledInRegion[c] = true;
+        return false;
+      }),
+    ),
+  );
+  const quiet = closure(calledInRegion);
+  found.forEach((f, fi) => {
+    if (quiet[fi])
+      dropAll(
+        f,
+        f.regions,
+        'the function is called from inside a region (B registers are not saved across calls)',
+      );
+  });
+
+  /** Functions reachable through calls from the marked ones, the marked ones included. */
+  function closure(marked: readonly boolean[]): boolean[] {
+    const out = [...marked];
+    const work = out.flatMap((m, i) => (m ? [i] : []));
+    while (work.length > 0) {
+      const x = work.pop()!;
+      for (const c of calleesOf[x]!)
+        if (!out[c]) {
+          out[c] = true;
+          work.push(c);
+        }
+    }
+    return out;
+  }
+
+  /** The region's code calls a function of the program for which `bad` holds. */
+  function spansCallInto(r: Region, bad: (callee: number) => boolean): boolean {
+    return [...r.body, r.entry].some((pc) => {
+      const c = controlOf(program, pc);
+      if (c.kind !== 'call') return false;
+      return c.targets.some((t) => {
+        const fi = program.functions.findIndex((fn) => t >= fn.start && t < fn.end);
+        return fi !== -1 && bad(fi);
+      });
     });
   }
-  for (const f of found) {
-    const keep = f.regions.filter((r) =>
-      [...r.body, r.entry].every((pc) => {
-        const c = controlOf(program, pc);
-        if (c.kind !== 'call') return true;
-        return c.targets.every((t) => {
-          const fi = program.functions.findIndex((fn) => t >= fn.start && t < fn.end);
-          return fi === -1 || !arms[fi];
-        });
-      }),
-    );
-    for (const r of f.regions)
-      if (!keep.includes(r))
-        notes.push(
-          `${f.graph.fn.name}: region of the branch at pc ${r.branches[0]} dropped: it spans a CALL into code that arms barriers (B registers are not saved across calls)`,
-        );
-    f.regions = keep;
+  function dropAll(
+    f: { graph: FnGraphLike; regions: Region[] },
+    drop: Region[],
+    why: string,
+  ): void {
+    for (const r of drop)
+      notes.push(`${f.graph.fn.name}: region of the branch at pc ${r.branches[0]} dropped: ${why}`);
+    f.regions = f.regions.filter((r) => !drop.includes(r));
   }
 }
 
@@ -259,6 +331,16 @@ const suspendable = (program: Program, r: Region, yields: ReadonlySet<number>): 
   [...r.body, r.entry].some(
     (pc) => program.instructions[pc]!.opcode === 'WARPSYNC' || yields.has(pc),
   );
+
+/** Every way out of the region's body goes to its join: no exit, call, or escape edge. */
+function leftOnlyAtJoin(g: FnGraphLike, r: Region): boolean {
+  return [...r.body, r.entry].every((pc) => {
+    const c = controlOf(g.program, pc);
+    if (c.kind === 'call' || c.kind === 'exit' || c.kind === 'return' || c.kind === 'trap')
+      return pc === r.entry && !r.body.has(pc) ? true : false;
+    return edgesFrom(g, pc).every((e) => e.to === r.join || r.body.has(e.to));
+  });
+}
 
 const report = (p: FunctionPlan, q: Placed): RegionReport => ({
   function: p.graph.fn.name,

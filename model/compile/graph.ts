@@ -2,7 +2,7 @@
  * The instruction-level control-flow graph of one function, as the compile passes need it: every
  * PC is a node, with its outgoing edges labelled `taken` (a branch operand), `fall` (to pc+1) or
  * `exit` (to the virtual exit), and immediate post-dominators computed on the *exit-relaxed*
- * graph, where a conditional EXIT/RET/trap keeps only its fall-through (exited lanes leave every
+ * graph, where a conditional EXIT/KILL/trap keeps only its fall-through (exited lanes leave every
  * barrier, SEMANTICS §2 `EXIT`, so a path that exits imposes nothing on a reconvergence point).
  * Natural loops come from `buildCfg` (model/cfg), mapped from blocks to PCs.
  */
@@ -83,10 +83,13 @@ export function functionGraph(program: Program, fnIndex: number): FnGraph {
     for (const e of es) if (e.to !== EXIT_NODE) preds[e.to - fn.start]!.push(fn.start + i);
   });
 
-  // Exit-relaxed local graph: nodes 0..n-1, n = virtual exit.
-  const relaxed = succs.map((es) => {
+  // Exit-relaxed local graph: nodes 0..n-1, n = virtual exit. Only EXIT/KILL/trap edges are
+  // relaxed: a lane that RETurns early lives on in the caller and must not be waited for.
+  const relaxed = succs.map((es, i) => {
+    const kind = controlOf(program, fn.start + i).kind;
+    const exits = kind === 'exit' || kind === 'trap';
     const real = es.filter((e) => e.to !== EXIT_NODE);
-    const keep = real.length > 0 ? real : es;
+    const keep = real.length > 0 && exits ? real : es;
     return [...new Set(keep.map((e) => (e.to === EXIT_NODE ? n : e.to - fn.start)))];
   });
   relaxed.push([]);

@@ -94,7 +94,9 @@ function divergentBranches(g: FnGraph): number[] {
     const c = controlOf(g.program, pc);
     const ins = g.program.instructions[pc]!;
     const uniform = ins.modifiers.includes('DIV') || ins.modifiers.includes('CONV');
-    if (c.kind === 'branch' && c.conditional && !uniform) out.push(pc);
+    // A BRX with declared targets diverges too (SEMANTICS §2); one without has unknown successors.
+    const declared = c.kind === 'indirect' && !c.unknownTargets && c.targets.length > 1;
+    if ((c.kind === 'branch' && c.conditional && !uniform) || declared) out.push(pc);
   }
   return out;
 }
@@ -144,7 +146,7 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
       let delayed = false;
       const spins = [...spinHeaders].filter((h) => body.has(h) || h === entry);
       if (options.deadlockAware && spins.length > 0) {
-        const later = delayPastRelease(g, entry, q0);
+        const later = delayPastRelease(g, entry, q0, spinHeaders);
         if (later === null) {
           // A BSYNC before the release would make lanes wait for lanes that spin on what the
           // waiting lanes are yet to write (seed 000 §VI-C): no region here; the lanes reconverge
@@ -223,25 +225,29 @@ const isMemoryWrite = (opcode: string): boolean =>
   opcode.startsWith('ST') || opcode.startsWith('ATOM') || opcode === 'RED';
 
 /**
- * The join of a region holding a spin loop, delayed past the release (seed 000 §VI-C, Fig. 7):
- * the furthest point of the post-dominator chain from `q0` whose region still has a single entry
- * (an enclosing region's join, or code other lanes reach, bounds it), provided no memory write is
- * reachable from there — else null.
+ * The join of a region holding a spin loop, placed past the release (seed 000 §VI-C, Fig. 7):
+ * the earliest point of the post-dominator chain from `q0` (`q0` included) from which no memory
+ * write is reachable before the next spin loop — the release and everything else the spinners
+ * may wait for happen before it — or that is the header of the next spin loop. Points whose
+ * region would have a side entry (inside a later loop, past an enclosing join) are skipped. Null
+ * when there is no such point.
  */
 function delayPastRelease(
   g: FnGraph,
   entry: number,
   q0: number,
+  spinHeaders: ReadonlySet<number>,
 ): { join: number; body: Set<number> } | null {
-  let best = { join: q0, body: reach(g, [entry], q0) };
-  for (const x of postDominatorChain(g, q0)) {
+  for (const x of [q0, ...postDominatorChain(g, q0)]) {
     const body = reach(g, [entry], x);
-    if (sideEntry(g, entry, body) !== null) break;
-    best = { join: x, body };
+    if (sideEntry(g, entry, body) !== null) continue;
+    if (spinHeaders.has(x)) return { join: x, body };
+    // Writes from here to the next spin loop (whose own region handles what follows).
+    const after = reach(g, [x], -2, spinHeaders);
+    if (![...after].some((pc) => isMemoryWrite(g.program.instructions[pc]!.opcode)))
+      return { join: x, body };
   }
-  const after = reach(g, [best.join], -2);
-  for (const pc of after) if (isMemoryWrite(g.program.instructions[pc]!.opcode)) return null;
-  return best;
+  return null;
 }
 
 const extent = (r: Region): Set<number> => new Set([...r.body, r.entry]);
