@@ -88,7 +88,13 @@ export function walk(
 
 /** A run taking `pick(step, count)` at every state, until it ends or `maxSteps`. */
 export interface Run {
-  readonly issues: readonly { warp: number; pc: number; mask: number }[];
+  /** `merged`: the second half of a merged issue (`Issue.merged`, opcode-convergent). */
+  readonly issues: readonly {
+    warp: number;
+    pc: number;
+    mask: number;
+    merged?: { readonly pc: number; readonly mask: number };
+  }[];
   readonly schedule: readonly number[];
   readonly end: 'terminated' | 'blocked' | 'stopped' | 'cut';
   readonly final: MachineState;
@@ -102,7 +108,7 @@ export function run(
   pick: (step: number, count: number) => number = () => 0,
 ): Run {
   let s = m.initial();
-  const issues: { warp: number; pc: number; mask: number }[] = [];
+  const issues: Run['issues'][number][] = [];
   const schedule: number[] = [];
   for (let i = 0; i < maxSteps; i++) {
     const succ = m.successors(s);
@@ -117,7 +123,12 @@ export function run(
     const c = pick(i, succ.length) % succ.length;
     const t = succ[c]!;
     schedule.push(c);
-    issues.push({ warp: t.warp, pc: t.issue.pc, mask: t.issue.mask });
+    issues.push({
+      warp: t.warp,
+      pc: t.issue.pc,
+      mask: t.issue.mask,
+      ...(t.issue.merged ? { merged: t.issue.merged } : {}),
+    });
     if (!t.next) return { issues, schedule, end: 'stopped', final: s, stop: t.stop };
     s = t.next;
   }

@@ -22,7 +22,11 @@ export function laneProblem(
   const W = m.launch.warpSize;
   const fmt = m.fmt;
   let seen = 0;
-  for (const c of m.mechanism.candidates(ws.mech)) {
+  for (const issue of m.mechanism.candidates(ws.mech)) {
+    // A merged issue (opcode-convergent) runs two groups: both count.
+    const c = { pc: issue.pc, mask: (issue.mask | (issue.merged?.mask ?? 0)) >>> 0 };
+    if (issue.merged && issue.mask & issue.merged.mask)
+      return `a merged issue runs lanes ${fmt.mask((issue.mask & issue.merged.mask) >>> 0)} twice`;
     if (c.mask === 0) return `an empty candidate at ${fmt.pc(c.pc)}`;
     if ((c.mask & ~live) >>> 0)
       return `candidate ${fmt.pc(c.pc)} ${fmt.mask(c.mask)} holds exited lanes`;

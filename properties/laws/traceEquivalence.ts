@@ -46,12 +46,13 @@ function runFinding(
   };
 }
 
-/** Per lane, the PCs it issued at, in order. */
+/** Per lane, the PCs it issued at, in order (a merged issue's second group at its own PC). */
 const laneTraces = (r: Run, W: number): string[] =>
   Array.from({ length: W }, (_, l) =>
     r.issues
-      .filter((i) => (i.mask >>> l) & 1)
-      .map((i) => i.pc)
+      .flatMap((i) =>
+        (i.mask >>> l) & 1 ? [i.pc] : i.merged && (i.merged.mask >>> l) & 1 ? [i.merged.pc] : [],
+      )
       .join(','),
   );
 
