@@ -118,6 +118,19 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
   // Spin loops get a YIELD at their header (deadlock-aware placement, seed 000 §VI-C).
   const spinHeaders = new Set(g.loops.filter((l) => spinLoop(g, l)).map((l) => l.header));
   if (options.deadlockAware) for (const h of spinHeaders) yields.add(h);
+  // Branches whose own reconvergence region holds spin loops (for `delayPastRelease`).
+  const spinsUnder = new Map<number, Set<number>>();
+  for (const p of divergentBranches(g)) {
+    const q = g.ipdom(p);
+    if (q === null || q === EXIT_NODE) continue;
+    const body = reach(
+      g,
+      edgesFrom(g, p).map((e) => e.to),
+      q,
+    );
+    const held = new Set([...spinHeaders].filter((h) => body.has(h)));
+    if (held.size > 0) spinsUnder.set(p, held);
+  }
   for (const p of divergentBranches(g)) {
     const q0 = g.ipdom(p);
     const succ = edgesFrom(g, p).map((e) => e.to);
@@ -146,7 +159,14 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
       let delayed = false;
       const spins = [...spinHeaders].filter((h) => body.has(h) || h === entry);
       if (options.deadlockAware && spins.length > 0) {
-        const later = delayPastRelease(g, entry, q0, spinHeaders);
+        // Writes that belong to another spin loop — behind its header, or in a branch region that
+        // holds it (a flag setter on the other path) — are its release, not this one's.
+        const own = new Set(spins);
+        const others = new Set(spinHeaders);
+        for (const [b, held] of spinsUnder)
+          if (b !== p && [...held].some((h) => !own.has(h))) others.add(b);
+        for (const h of own) others.delete(h);
+        const later = delayPastRelease(g, entry, q0, spinHeaders, others);
         if (later === null) {
           // A BSYNC before the release would make lanes wait for lanes that spin on what the
           // waiting lanes are yet to write (seed 000 §VI-C): no region here; the lanes reconverge
@@ -227,8 +247,8 @@ const isMemoryWrite = (opcode: string): boolean =>
 /**
  * The join of a region holding a spin loop, placed past the release (seed 000 §VI-C, Fig. 7):
  * the earliest point of the post-dominator chain from `q0` (`q0` included) from which no memory
- * write is reachable before the next spin loop — the release and everything else the spinners
- * may wait for happen before it — or that is the header of the next spin loop. Points whose
+ * write is reachable before the next spin loop or the branch whose region holds it — the release
+ * and everything else the spinners may wait for happen before it — or that is such a point. Points whose
  * region would have a side entry (inside a later loop, past an enclosing join) are skipped. Null
  * when there is no such point.
  */
@@ -237,13 +257,14 @@ function delayPastRelease(
   entry: number,
   q0: number,
   spinHeaders: ReadonlySet<number>,
+  others: ReadonlySet<number>,
 ): { join: number; body: Set<number> } | null {
   for (const x of [q0, ...postDominatorChain(g, q0)]) {
     const body = reach(g, [entry], x);
     if (sideEntry(g, entry, body) !== null) continue;
-    if (spinHeaders.has(x)) return { join: x, body };
-    // Writes from here to the next spin loop (whose own region handles what follows).
-    const after = reach(g, [x], -2, spinHeaders);
+    if (spinHeaders.has(x) || others.has(x)) return { join: x, body };
+    // Writes from here up to the next spin loop or its region (which handle what follows).
+    const after = reach(g, [x], -2, others);
     if (![...after].some((pc) => isMemoryWrite(g.program.instructions[pc]!.opcode)))
       return { join: x, body };
   }
