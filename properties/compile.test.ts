@@ -176,12 +176,12 @@ describe('P8 (a): the Turing pass preserves per-lane semantics', () => {
       fc.property(deterministic, (k) =>
         preservesLanes(k, 'its', { allocation: 'distinct' }, stats),
       ),
-      { seed: 8001, numRuns: 60 },
+      { seed: 8001, numRuns: 150 },
     );
     expect(stats.conclusive).toBeGreaterThanOrEqual(0.8 * stats.runs);
   });
 
-  it('on hanoi, with nesting allocation at a budget of 2 (BMOV spills)', () => {
+  it('on hanoi, with nesting allocation at a budget of 1 or 2 (BMOV spills)', () => {
     const stats = { conclusive: 0, runs: 0 };
     fc.assert(
       fc.property(
@@ -192,9 +192,10 @@ describe('P8 (a): the Turing pass preserves per-lane semantics', () => {
           maxDepth: 3,
           idioms: noCalls,
         }),
-        (k) => preservesLanes(k, 'hanoi', { registers: 2 }, stats),
+        fc.constantFrom(1, 2),
+        (k, registers) => preservesLanes(k, 'hanoi', { registers }, stats),
       ),
-      { seed: 8002, numRuns: 60 },
+      { seed: 8002, numRuns: 150 },
     );
     expect(stats.conclusive).toBeGreaterThanOrEqual(0.8 * stats.runs);
   });
@@ -218,7 +219,7 @@ describe('P8 (b): the deadlock-aware pass terminates on hanoi whenever the sourc
           expect(verdictOf(r), out.text).toBe('terminates');
         },
       ),
-      { seed: 8003, numRuns: 80 },
+      { seed: 8003, numRuns: 200 },
     );
     expect(stats.conclusive).toBeGreaterThanOrEqual(0.8 * stats.runs);
   });
