@@ -212,7 +212,7 @@ export function runCheck(a: CheckArgs, io: Io): number {
       io.out(`${r.law} on ${r.mechanism}: stopped by --max-time after ${r.runs} runs\n`);
   }
   io.out(
-    `\nseed ${seed}; reproduce with: warpcheck check --property ${laws.value.map((l) => l.id).join(',')} --mechanism ${mechs.value.map((m) => m.id).join(',')} --runs ${a.runs} --seed ${seed}\n`,
+    `\nseed ${seed}; reproduce with: warpcheck check --property ${a.property} --mechanism ${a.mechanism} --runs ${a.runs} --seed ${seed}\n`,
   );
   return unexpected.length ? 1 : 0;
 }
