@@ -6,13 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { main } from './main.ts';
 import { noColour, type Io } from './output.ts';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  args: string[],
+  interactive = false,
+): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const io: Io = {
     out: (t) => (out += t),
     err: (t) => (err += t),
-    interactive: false,
+    interactive,
     colour: noColour,
   };
   const code = await main(args, io);
@@ -84,6 +87,25 @@ describe('warpcheck check', () => {
     expect(r.out).toMatch(/^seed 7/);
     expect(r.out).toMatch(/P7 priority-independence\s+hanoi\s+5/);
     expect(r.out).toMatch(/--seed 7/);
+    // A progress bar on stderr only when it is a terminal; the table on stdout either way.
+    expect(r.err).toBe('');
+    const tty = await run(
+      [
+        'check',
+        '--property',
+        'P7',
+        '--mechanism',
+        'hanoi',
+        '--runs',
+        '5',
+        '--seed',
+        '7',
+        '--no-save',
+      ],
+      true,
+    );
+    expect(tty.err).toMatch(/\r\[#+-*\]\s+\d+%\s+priority-independence × hanoi\s+\d\/5/);
+    expect(tty.out).toMatch(/P7 priority-independence\s+hanoi\s+5/);
     const bad = await run(['check', '--property', 'nonsense']);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/unknown property 'nonsense'/);

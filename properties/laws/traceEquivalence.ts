@@ -1,7 +1,7 @@
 import { explore } from '../../model/explore/exhaustive.ts';
 import type { Machine } from '../../model/machine/machine.ts';
 import { build, run, type Run } from './machine.ts';
-import { levenshtein } from './levenshtein.ts';
+import { firstDifference, levenshtein } from '../../model/trace/index.ts';
 import type { CheckOptions, GeneratedKernel, LawFinding, Law, LawOutcome } from './types.ts';
 
 const STEPS = 3000;
@@ -124,20 +124,23 @@ function hanoiLikeStack(k: GeneratedKernel, o: CheckOptions): LawOutcome {
     const trace = (m: Machine, r: Run) =>
       r.issues
         .filter((i) => !BARRIER_OPS.has(m.ops[i.pc]!.kind))
-        .map((i) => `${m.fmt.pc(i.pc)}:${m.fmt.mask(i.mask)}`);
+        .map((i) => ({ pc: i.pc, mask: i.mask }));
     const th = trace(h, rh);
     const ts = trace(s, rs);
+    // seed 000 §IX: Levenshtein distance over (PC, mask) issues, here over the longer trace.
     const d = levenshtein(th, ts);
     const ratio = d / Math.max(1, th.length, ts.length);
     worst = Math.max(worst, ratio);
     if (d > 0) {
-      const at = th.findIndex((x, i) => x !== ts[i]);
+      const at = firstDifference(th, ts) ?? 0;
+      const show = (x: { pc: number; mask: number } | undefined) =>
+        x ? `${h.fmt.pc(x.pc)}:${h.fmt.mask(x.mask)}` : 'end';
       return {
         ok: false,
         finding: runFinding(
           h,
           rh,
-          `order=${order}: hanoi's warp trace differs from simt-stack's at issue ${at} (${th[at] ?? 'end'} vs ${ts[at] ?? 'end'}); Levenshtein distance ${d}, discrepancy ${ratio.toFixed(3)}`,
+          `order=${order}: hanoi's warp trace differs from simt-stack's at issue ${at} (${show(th[at])} vs ${show(ts[at])}); Levenshtein distance ${d}, discrepancy ${ratio.toFixed(3)}`,
           { discrepancy: ratio },
         ),
       };
