@@ -26,6 +26,7 @@ import { launchOf, load, machineOf } from '../model/testing/run.ts';
 import { machineFor as sessionMachine } from '../model/scenario/session.ts';
 import { spinlockKernel } from './arbitraries/kernels.ts';
 import { IDIOMS, structuredKernel } from './arbitraries/structured.ts';
+import { unstructuredKernel } from './arbitraries/unstructured.ts';
 
 const budget = { maxStates: 20_000, maxDepth: 5_000, timeoutMs: 5_000 };
 
@@ -196,6 +197,29 @@ describe('P8 (a): the Turing pass preserves per-lane semantics', () => {
         (k, registers) => preservesLanes(k, 'hanoi', { registers }, stats),
       ),
       { seed: 8002, numRuns: 150 },
+    );
+    expect(stats.conclusive).toBeGreaterThanOrEqual(0.8 * stats.runs);
+  });
+});
+
+describe('P8 (a) on unstructured kernels (gotos, irreducible cycles, early exits)', () => {
+  const unstructured = unstructuredKernel({ maxWarpSize: 4, maxWarps: 2, maxBlocks: 6 });
+  it('on its, with one B register per region', () => {
+    const stats = { conclusive: 0, runs: 0 };
+    fc.assert(
+      fc.property(unstructured, (k) => preservesLanes(k, 'its', { allocation: 'distinct' }, stats)),
+      { seed: 8006, numRuns: 150 },
+    );
+    expect(stats.conclusive).toBeGreaterThanOrEqual(0.8 * stats.runs);
+  });
+
+  it('on hanoi, with nesting allocation at a budget of 1 or 2', () => {
+    const stats = { conclusive: 0, runs: 0 };
+    fc.assert(
+      fc.property(unstructured, fc.constantFrom(1, 2), (k, registers) =>
+        preservesLanes(k, 'hanoi', { registers }, stats),
+      ),
+      { seed: 8007, numRuns: 150 },
     );
     expect(stats.conclusive).toBeGreaterThanOrEqual(0.8 * stats.runs);
   });

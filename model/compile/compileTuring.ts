@@ -141,30 +141,46 @@ function compileChecked(
     const plans: FunctionPlan[] = [];
     let nextId = 0;
     for (const f of found) {
+      let shareAll = false;
       if (o.allocation === 'nesting') {
-        // Suspendable regions need a register each, and the others at least one to share: the
-        // innermost suspendable regions beyond the budget get none (their lanes reconverge at an
-        // enclosing join) — never a shared register Hanoi could overwrite while a lane waits.
-        const ds = depths(f.regions);
-        const roots = rootsOf(f.regions);
+        // Suspendable regions need a register each, and the others at least one to share. Over
+        // budget, regions are dropped — deepest first, never a spin loop's — but only where no
+        // other region starts between the dropped one's join and its parent's: lanes that it
+        // would have reconverged would otherwise reach that region one group after another, and
+        // each group would arm the same register again. With nothing safe to drop, the tree
+        // shares registers by nesting (noted: Hanoi may then overwrite one while a lane waits).
         const drop = new Set<Region>();
-        for (const r0 of new Set(roots)) {
-          const tree = f.regions.filter((_, i) => roots[i] === r0);
-          // Spin loops' regions first: without them the spinners cannot YIELD to the lock holder.
-          const susp = f.regions
-            .map((r, i) => ({ r, d: ds[i]! }))
-            .filter(({ r }) => tree.includes(r) && suspendable(program, r, f.yields))
-            .sort((a, b) => Number(b.r.spin) - Number(a.r.spin) || a.d - b.d);
-          const room = susp.length < tree.length ? o.registers - 1 : o.registers;
-          for (const { r } of susp.slice(Math.max(0, room))) drop.add(r);
-        }
-        for (const r of drop)
+        for (;;) {
+          const live = f.regions.filter((r) => !drop.has(r));
+          const ds = depths(live);
+          const roots = rootsOf(live);
+          const over = [...new Set(roots)].find((r0) => {
+            const tree = live.filter((_, i) => roots[i] === r0);
+            const count = tree.filter((r) => suspendable(program, r, f.yields)).length;
+            return count > o.registers || (count === o.registers && count < tree.length);
+          });
+          if (over === undefined) break;
+          const tree = live
+            .map((r, i) => ({ r, d: ds[i]!, root: roots[i]! }))
+            .filter((x) => x.root === over);
+          const victim = tree
+            .filter(({ r }) => !r.spin && quietAfter(f.graph, r, live))
+            .sort((x, y) => y.d - x.d)[0];
+          if (victim === undefined) {
+            shareAll = true;
+            notes.push(
+              `${f.graph.fn.name}: ${tree.length} nested regions, some holding a WARPSYNC or a spin loop, share ${o.registers} B registers by nesting: Hanoi may overwrite one while a lane waits`,
+            );
+            break;
+          }
+          drop.add(victim.r);
           notes.push(
-            `${f.graph.fn.name}: region of the branch at pc ${r.branches[0]} dropped: it holds a WARPSYNC or a spin loop and no B register of its own is left in the budget of ${o.registers}`,
+            `${f.graph.fn.name}: region of the branch at pc ${victim.r.branches[0]} dropped: not enough B registers (budget ${o.registers}) for the regions holding a WARPSYNC or a spin loop`,
           );
+        }
         f.regions = f.regions.filter((r) => !drop.has(r));
       }
-      const exclusive = f.regions.map((r) => suspendable(program, r, f.yields));
+      const exclusive = f.regions.map((r) => !shareAll && suspendable(program, r, f.yields));
       const a = allocate(
         f.regions,
         { registers: o.registers, allocation: o.allocation, spillBase, exclusive },
@@ -331,6 +347,30 @@ const suspendable = (program: Program, r: Region, yields: ReadonlySet<number>): 
   [...r.body, r.entry].some(
     (pc) => program.instructions[pc]!.opcode === 'WARPSYNC' || yields.has(pc),
   );
+
+/**
+ * No other region starts between `r`'s join and the join of the smallest region enclosing it (or
+ * the end): dropping `r` leaves nothing to be entered by its lanes one group after another.
+ */
+function quietAfter(g: FnGraphLike, r: Region, regions: readonly Region[]): boolean {
+  const ext = (x: Region): Set<number> => new Set([...x.body, x.entry]);
+  const mine = ext(r);
+  const parents = regions.filter(
+    (a) => a !== r && ext(a).size > mine.size && [...mine].every((pc) => ext(a).has(pc)),
+  );
+  const parent = parents.sort((a, b) => ext(a).size - ext(b).size)[0];
+  const stop = parent ? parent.join : -2;
+  const seen = new Set<number>();
+  const work = [r.join];
+  while (work.length > 0) {
+    const pc = work.pop()!;
+    if (pc === stop || pc < 0 || seen.has(pc)) continue;
+    seen.add(pc);
+    if (regions.some((x) => x !== r && x.entry === pc)) return false;
+    for (const e of edgesFrom(g, pc)) work.push(e.to);
+  }
+  return true;
+}
 
 /** Every way out of the region's body goes to its join: no exit, call, or escape edge. */
 function leftOnlyAtJoin(g: FnGraphLike, r: Region): boolean {

@@ -198,14 +198,22 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
     if (early !== null) add(early);
   }
   const laid = laminar(g, [...candidates.values()], notes);
-  // A spin loop nested in another region gets none of its own: Hanoi's YIELD only swaps paths
-  // whose lanes the top REC entry's register holds (seed 000 §VII-C), and the lanes a spinner
-  // waits for — a lock holder, a flag setter on the other path of an if — may be outside the
-  // loop's region but inside the enclosing one (whose join is delayed past the release too).
+  // A spin loop whose own region holds no write after the loop (a flag wait: the writer is on
+  // another path) gets none of its own when another region encloses it: Hanoi's YIELD only swaps
+  // paths whose lanes the top REC entry's register holds (seed 000 §VII-C), and the writer is
+  // outside the loop's region but inside the enclosing one. A lock's region (the holder releases
+  // inside it, after the loop, as in Fig. 7) stays, so its lanes reconverge after the release.
+  const writesInside = (r: Region): boolean =>
+    [...r.body].some(
+      (pc) =>
+        !g.loops.some((l) => l.header === r.entry && l.body.has(pc)) &&
+        isMemoryWrite(g.program.instructions[pc]!.opcode),
+    );
   const accepted = options.deadlockAware
     ? laid.filter(
         (r) =>
           !r.spin ||
+          writesInside(r) ||
           !laid.some(
             (a) => a !== r && subset(extent(r), extent(a)) && extent(a).size > extent(r).size,
           ),
