@@ -165,6 +165,11 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
         const others = new Set(spinHeaders);
         for (const [b, held] of spinsUnder)
           if (b !== p && [...held].some((h) => !own.has(h))) others.add(b);
+        // Loops that take a lock themselves (an atomic inside, as the Barnes-Hut `lock-in-if`
+        // loop, which is no spin loop by the test above) own their writes too.
+        for (const l of g.loops)
+          if ([...l.body].some((pc) => g.program.instructions[pc]!.opcode.startsWith('ATOM')))
+            others.add(l.header);
         for (const h of own) others.delete(h);
         const later = delayPastRelease(g, entry, q0, spinHeaders, others);
         if (later === null) {
