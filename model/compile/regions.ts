@@ -24,6 +24,7 @@
 import { controlOf } from '../isa/control.ts';
 import { EXIT_NODE, edgesFrom, postDominatorChain, type FnGraph, type PcLoop } from './graph.ts';
 import { spinLoop } from './spinLoops.ts';
+import { addressesOf, constantRegisters, mayOverlap } from './addresses.ts';
 
 export type RegionKind = 'ipdom' | 'loop' | 'early';
 
@@ -117,6 +118,7 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
 
   // Spin loops get a YIELD at their header (deadlock-aware placement, seed 000 §VI-C).
   const spinHeaders = new Set(g.loops.filter((l) => spinLoop(g, l)).map((l) => l.header));
+  const consts = constantRegisters(g.program, g);
   if (options.deadlockAware) for (const h of spinHeaders) yields.add(h);
   // Branches whose own reconvergence region holds spin loops (for `delayPastRelease`).
   const spinsUnder = new Map<number, Set<number>>();
@@ -171,7 +173,20 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
           if ([...l.body].some((pc) => g.program.instructions[pc]!.opcode.startsWith('ATOM')))
             others.add(l.header);
         for (const h of own) others.delete(h);
-        const later = delayPastRelease(g, entry, q0, spinHeaders, others);
+        // Only a write that may hit a word the spin loops read can be their release.
+        const reads = [...g.loops]
+          .filter((l) => own.has(l.header))
+          .flatMap((l) => [...l.body])
+          .map((pc) => g.program.instructions[pc]!)
+          .filter((ins) => ins.opcode.startsWith('LD') || ins.opcode.startsWith('ATOM'))
+          .map((ins) => addressesOf(ins, consts));
+        const release = (pc: number): boolean => {
+          const ins = g.program.instructions[pc]!;
+          if (!isMemoryWrite(ins.opcode)) return false;
+          const at = addressesOf(ins, consts);
+          return reads.length === 0 || reads.some((r) => mayOverlap(r, at));
+        };
+        const later = delayPastRelease(g, entry, q0, spinHeaders, others, release);
         if (later === null) {
           // A BSYNC before the release would make lanes wait for lanes that spin on what the
           // waiting lanes are yet to write (seed 000 §VI-C): no region here; the lanes reconverge
@@ -271,6 +286,7 @@ function delayPastRelease(
   q0: number,
   spinHeaders: ReadonlySet<number>,
   others: ReadonlySet<number>,
+  release: (pc: number) => boolean,
 ): { join: number; body: Set<number> } | null {
   for (const x of [q0, ...postDominatorChain(g, q0)]) {
     const body = reach(g, [entry], x);
@@ -278,8 +294,7 @@ function delayPastRelease(
     if (spinHeaders.has(x) || others.has(x)) return { join: x, body };
     // Writes from here up to the next spin loop or its region (which handle what follows).
     const after = reach(g, [x], -2, others);
-    if (![...after].some((pc) => isMemoryWrite(g.program.instructions[pc]!.opcode)))
-      return { join: x, body };
+    if (![...after].some(release)) return { join: x, body };
   }
   return null;
 }
