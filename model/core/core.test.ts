@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { explore } from '../explore/exhaustive.ts';
 import type { Machine, MachineState } from '../machine/machine.ts';
 import { machineOf } from '../testing/run.ts';
-import { divergentKernel } from '../../properties/arbitraries/kernels.ts';
-import { createCore, type CoreConfig } from './core.ts';
+import { divergentKernel, spinlockKernel } from '../../properties/arbitraries/kernels.ts';
+import { structuredKernel } from '../../properties/arbitraries/structured.ts';
+import { readFileSync } from 'node:fs';
+import { createCore, scheduleOf, type CoreConfig } from './core.ts';
 import { DEFAULT_LATENCIES, parseLatencies } from './latency.ts';
 import { simulate } from './simulate.ts';
 import { MECHANISMS } from '../mechanisms/registry.ts';
@@ -166,7 +168,7 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
             { maxCycles: 5_000, timeoutMs: 5_000 },
           );
           // Whatever the end (generated kernels may loop forever), the issues so far are a run.
-          expect(m.key(replaySchedule(m, r.state.schedule))).toBe(m.key(r.state.machine));
+          expect(m.key(replaySchedule(m, scheduleOf(r.state)))).toBe(m.key(r.state.machine));
         },
       ),
       { seed: 4242, numRuns: 80 },
@@ -194,6 +196,48 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
         },
       ),
       { seed: 77, numRuns: 60 },
+    );
+  });
+
+  it('liveness with communicating lanes: spin loops and flag waits that terminate under fairness terminate in the core (fair choice among paths)', () => {
+    // The core picks, among a warp's ready candidates, the one whose longest-waiting lane waited
+    // longest; taking always the first would starve the lock holder (its on the spinlock at
+    // latency 1, mp-ipdom/dual-path on a flag wait whose setter sits at a higher PC).
+    const root = new URL('../../', import.meta.url).pathname;
+    for (const [file, mechs] of [
+      ['scenarios/spinlock.sass', ['its']],
+      ['scenarios/core/flag-wait.sass', ['its', 'mp-ipdom', 'dual-path']],
+    ] as const)
+      for (const mech of mechs)
+        for (const scheduler of ['lrr', 'gto'] as const) {
+          const m = machineOf(readFileSync(root + file, 'utf8'), mech);
+          const r = simulate(
+            createCore(m, cfg({ scheduler, latencies: { alu: 1, sfu: 1, shared: 1, global: 1 } })),
+            { maxCycles: 20_000, timeoutMs: 5_000 },
+          );
+          expect(r.end.kind, `${file} on ${mech} (${scheduler})`).toBe('terminated');
+        }
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          spinlockKernel.map((k) => k.text),
+          structuredKernel({ maxWarpSize: 4, maxWarps: 2 }).map((k) => k.text),
+        ),
+        fc.constantFrom('its', 'mp-ipdom', 'dual-path', 'bfs', 'hanoi', 'simt-stack'),
+        latencyArb,
+        fc.constantFrom('lrr', 'gto'),
+        (text, mech, latencies, scheduler) => {
+          const m = machineOf(text, mech);
+          const functional = explore(m, { maxStates: 3_000, maxDepth: 3_000, timeoutMs: 3_000 });
+          fc.pre(functional.verdict === 'terminates');
+          const r = simulate(createCore(m, cfg({ scheduler, latencies })), {
+            maxCycles: 100_000,
+            timeoutMs: 5_000,
+          });
+          expect(r.end.kind).toBe('terminated');
+        },
+      ),
+      { seed: 1122, numRuns: 80 },
     );
   });
 });

@@ -69,6 +69,16 @@ export interface CoreCounters {
   readonly falseStalls: number;
 }
 
+/** A persistent list of schedule indices, newest first. */
+export type Trail = { readonly index: number; readonly prev: Trail } | null;
+
+/** The machine schedule of a core state, oldest first. */
+export function scheduleOf(s: { readonly trail: Trail }): number[] {
+  const out: number[] = [];
+  for (let t = s.trail; t !== null; t = t.prev) out.push(t.index);
+  return out.reverse();
+}
+
 export interface CoreState {
   readonly machine: MachineState;
   readonly cycle: number;
@@ -76,8 +86,18 @@ export interface CoreState {
   /** The warp that issued last (-1 before the first issue). */
   readonly last: number;
   readonly counters: CoreCounters;
-  /** Machine schedule so far: per issue, the warp and the index into `machine.successors`. */
-  readonly schedule: readonly number[];
+  /**
+   * Machine schedule so far, newest first, as a persistent list (appending is O(1) and shares the
+   * past; `scheduleOf` gives the array): per issue, the index into `machine.successors`.
+   */
+  readonly trail: Trail;
+  /**
+   * Per warp and lane, the cycle of the lane's last issue (-1: never). The core picks, among a
+   * warp's candidates without a hazard, the one whose longest-waiting lane has waited longest —
+   * weak fairness per lane, as the explorer assumes for `its`, `mp-ipdom` and `dual-path`
+   * (SEMANTICS §3.1, §6); without it a spinning path could starve the lock holder forever.
+   */
+  readonly lastIssue: readonly (readonly number[])[];
   /** Per warp, the two boards of the `dual` scoreboard (dualScoreboard.ts); only for `dual`. */
   readonly duals?: readonly DualBoard[];
   /** Instructions holding collector units; only with a collector. */
@@ -173,7 +193,8 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
     let ms = s.machine;
     let last = s.last;
     let { issued, activeLanes, idle, stalls, falseStalls } = s.counters;
-    const schedule = [...s.schedule];
+    let trail = s.trail;
+    let lastIssue = s.lastIssue;
     const records: IssueRecord[] = [];
     const stalled: StallRecord[] = [];
     for (const k of warpOrder(config.scheduler, warps, s.last)) {
@@ -183,10 +204,23 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       if (!steps.enabled) continue;
       // Structural: an issue needs a free collector unit (seed 002 §2.5).
       if (coll && freeUnits(units!, cycle, coll) <= 0) continue;
+      // Among the candidates without a hazard (free-choice mechanisms offer several), the one
+      // whose longest-waiting lane has waited longest issues (see `lastIssue`).
       // The first candidate without a hazard issues (the mechanism's own order of candidates;
       // free-choice mechanisms offer several, and the core takes the first that is ready).
       let chosen = -1;
       let chosenDual: ReturnType<typeof enter> | null = null;
+      let chosenAge = Infinity;
+      const since = lastIssue[k]!;
+      // The cycle of the last issue of the longest-waiting lane of an issue (both halves).
+      const ageOf = (mask: number): number => {
+        let oldest = Infinity;
+        for (let m = mask >>> 0; m !== 0; m &= m - 1) {
+          const t = since[31 - Math.clz32(m & -m)]!;
+          if (t < oldest) oldest = t;
+        }
+        return oldest;
+      };
       let maskFree = false;
       const waited: StallRecord['candidates'][number][] = [];
       for (let i = 0; i < steps.steps.length; i++) {
@@ -208,9 +242,14 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
           if (!h.mask) maskFree = true;
           continue;
         }
-        chosen = i;
-        chosenDual = e;
-        break;
+        // Fairness: the candidate whose longest-waiting lane waited longest; ties keep the
+        // mechanism's order.
+        const age = ageOf((st.issue.mask | (m?.mask ?? 0)) >>> 0);
+        if (chosen < 0 || age < chosenAge) {
+          chosen = i;
+          chosenDual = e;
+          chosenAge = age;
+        }
       }
       if (chosen < 0) {
         if (waited.length > 0) {
@@ -225,7 +264,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       let index = chosen;
       for (let j = 0; j < k; j++)
         index += machine.warpSteps(j, ms.warps[j]!, ms.memory).steps.length;
-      schedule.push(index);
+      trail = { index, prev: trail };
       if (st.stop) {
         return {
           kind: 'stop',
@@ -233,7 +272,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
             ...s,
             machine: ms,
             boards,
-            schedule,
+            trail,
             counters: { ...s.counters, cycles: cycle + 1 },
           },
           stop: st.stop,
@@ -283,6 +322,12 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       ms = { ...ms, warps: nextWarps, memory: st.memory! };
       issued++;
       activeLanes += popcount(st.issue.mask) + (merged ? popcount(merged.mask) : 0);
+      {
+        const row = lastIssue[k]!.slice();
+        for (let m = (st.issue.mask | (merged?.mask ?? 0)) >>> 0; m !== 0; m &= m - 1)
+          row[31 - Math.clz32(m & -m)] = cycle;
+        lastIssue = lastIssue.map((r, j) => (j === k ? row : r));
+      }
       last = k;
       records.push({
         cycle,
@@ -306,7 +351,8 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
             cycle: cycle + 1,
             boards,
             last,
-            schedule,
+            trail,
+            lastIssue,
             counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
             ...(duals ? { duals } : {}),
             ...(units ? { collector: units } : {}),
@@ -330,7 +376,8 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       cycle: cycle + 1,
       boards,
       last,
-      schedule,
+      trail,
+      lastIssue,
       counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
       ...(duals ? { duals } : {}),
       ...(units ? { collector: units } : {}),
@@ -346,7 +393,10 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       cycle: 0,
       boards: Array.from({ length: warps }, () => []),
       last: -1,
-      schedule: [],
+      trail: null,
+      lastIssue: Array.from({ length: warps }, () =>
+        new Array<number>(machine.launch.warpSize).fill(-1),
+      ),
       counters: { cycles: 0, issued: 0, activeLanes: 0, idle: 0, stalls: 0, falseStalls: 0 },
       ...(dual ? { duals: Array.from({ length: warps }, () => EMPTY_DUAL) } : {}),
       ...(coll ? { collector: [] } : {}),

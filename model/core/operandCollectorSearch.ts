@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { machineOf } from '../testing/run.ts';
-import { createCore, type CoreConfig } from './core.ts';
+import { createCore, scheduleOf, type CoreConfig } from './core.ts';
 import type { Latencies } from './latency.ts';
 import { simulate } from './simulate.ts';
 
@@ -155,7 +155,7 @@ export function warScenario(c: WarCase & { seed?: number; path?: string }): {
         banks: c.banks,
         units: c.units,
       },
-      schedule: r.state.schedule,
+      schedule: scheduleOf(r.state),
       expect: { verdict: 'violation', property: 'war-hazard' },
       ...(c.seed !== undefined ? { seed: c.seed } : {}),
       ...(c.path !== undefined ? { path: c.path } : {}),

@@ -1,4 +1,4 @@
-import { createCore, type CoreConfig, type CoreState } from '../core/core.ts';
+import { createCore, scheduleOf, type CoreConfig, type CoreState } from '../core/core.ts';
 import { DEFAULT_LATENCIES } from '../core/latency.ts';
 import type { Board } from '../core/scoreboard.ts';
 import { printInstruction } from '../isa/printProgram.ts';
@@ -123,9 +123,9 @@ export function replayCore(machine: Machine, scenario: Scenario): CoreReplayRun 
     mismatches.push(
       `expected ${exp.verdict}${exp.property ? ` of ${exp.property}` : ''}, got ${verdict}${property ? ` of ${property}` : ''}: ${message}`,
     );
-  if (JSON.stringify(s.schedule) !== JSON.stringify(scenario.schedule))
+  if (JSON.stringify(scheduleOf(s)) !== JSON.stringify(scenario.schedule))
     mismatches.push(
-      `the core took the machine schedule [${s.schedule.join(', ')}], the scenario says [${scenario.schedule.join(', ')}]`,
+      `the core took the machine schedule [${scheduleOf(s).join(', ')}], the scenario says [${scenario.schedule.join(', ')}]`,
     );
   return { config, cycles, verdict, property, message, counters: s.counters, mismatches };
 }
