@@ -17,6 +17,8 @@ const memOf = (ins: Instruction): Extract<Operand, { kind: 'mem' }> | undefined 
 /** The register an instruction writes (its first register operand, unless it is a store). */
 function destination(ins: Instruction): number | null {
   if (ins.opcode.startsWith('ST') || ins.opcode === 'RED') return null;
+  // ISETP P0, PT, R1, … writes predicates: its registers are sources.
+  if (ins.operands[0]?.kind === 'pred') return null;
   const first = ins.operands.find((o) => o.kind === 'reg' || o.kind === 'mem');
   return first?.kind === 'reg' && first.index !== RZ ? first.index : null;
 }
