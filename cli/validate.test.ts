@@ -147,7 +147,7 @@ const REAL = new URL('../../shared/traces/accel-sim-hbf__lud_kernel-8.traceg', i
 const exists = existsSync(fileURLToPath(REAL));
 
 describe.skipIf(!exists)(
-  'warpcheck validate: the real LUD trace (skipped: ../shared absent)',
+  `warpcheck validate: the real LUD trace${exists ? '' : ' (skipped: ../shared absent)'}`,
   () => {
     it('hanoi and its reproduce the 1,027 hardware issues', async () => {
       const r = await run(['validate', fileURLToPath(REAL), '--mechanism', 'its,hanoi', '--json']);

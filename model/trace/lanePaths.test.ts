@@ -168,32 +168,35 @@ describe('lanePaths: hand-written traces (warp of 4 lanes)', () => {
 const REAL = new URL('../../../shared/traces/accel-sim-hbf__lud_kernel-8.traceg', import.meta.url);
 const exists = existsSync(fileURLToPath(REAL));
 
-describe.skipIf(!exists)('lanePaths: the real LUD trace (skipped: ../shared/traces absent)', () => {
-  it('every lane has a path and exits exactly once', () => {
-    const r = parseTraceg(readFileSync(REAL, 'utf8'));
-    if (!r.ok) throw new Error(JSON.stringify(r.error));
-    const w = r.value.blocks[0]!.warps[0]!;
-    const p = lanePaths(w);
-    const stats = lanePathStats(p);
-    for (const lane of p.lanes) {
-      expect(lane.pcs.length).toBeGreaterThan(0);
-      expect(
-        lane.steps.filter((s) => s.kind === 'issued' && w.insts[s.index]!.opcode === 'EXIT'),
-      ).toHaveLength(1);
-      expect(lane.exitIndex).not.toBeNull();
-    }
-    expect(w.insts.filter((i) => i.opcode === 'EXIT')).toHaveLength(2);
-    console.log(
-      `LUD lanePaths: steps per lane ${[...new Set(stats.steps)].join('/')}, uncertain points ${stats.uncertain}, inconsistencies ${stats.inconsistencies}`,
-    );
-    expect(p.inconsistencies).toEqual([]);
-    const s = controlSkeleton(w);
-    const bra = s.find((e) => e.pc === 0x90)!;
-    expect(bra.successors).toEqual([0xa0, 0x5c0]);
-    for (const e of s.filter((e) => e.opcode === 'CALL')) expect(e.successors).toEqual([0x3020]);
-    const calls = s.filter((e) => e.opcode === 'CALL').map((e) => e.pc + 16);
-    expect(calls).toHaveLength(16);
-    expect(s.find((e) => e.opcode === 'RET')!.successors).toEqual(calls);
-    expect(s.find((e) => e.pc === 0x3050)!.successors).toEqual([0x3060]);
-  });
-});
+describe.skipIf(!exists)(
+  `lanePaths: the real LUD trace${exists ? '' : ' (skipped: ../shared/traces absent)'}`,
+  () => {
+    it('every lane has a path and exits exactly once', () => {
+      const r = parseTraceg(readFileSync(REAL, 'utf8'));
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      const w = r.value.blocks[0]!.warps[0]!;
+      const p = lanePaths(w);
+      const stats = lanePathStats(p);
+      for (const lane of p.lanes) {
+        expect(lane.pcs.length).toBeGreaterThan(0);
+        expect(
+          lane.steps.filter((s) => s.kind === 'issued' && w.insts[s.index]!.opcode === 'EXIT'),
+        ).toHaveLength(1);
+        expect(lane.exitIndex).not.toBeNull();
+      }
+      expect(w.insts.filter((i) => i.opcode === 'EXIT')).toHaveLength(2);
+      console.log(
+        `LUD lanePaths: steps per lane ${[...new Set(stats.steps)].join('/')}, uncertain points ${stats.uncertain}, inconsistencies ${stats.inconsistencies}`,
+      );
+      expect(p.inconsistencies).toEqual([]);
+      const s = controlSkeleton(w);
+      const bra = s.find((e) => e.pc === 0x90)!;
+      expect(bra.successors).toEqual([0xa0, 0x5c0]);
+      for (const e of s.filter((e) => e.opcode === 'CALL')) expect(e.successors).toEqual([0x3020]);
+      const calls = s.filter((e) => e.opcode === 'CALL').map((e) => e.pc + 16);
+      expect(calls).toHaveLength(16);
+      expect(s.find((e) => e.opcode === 'RET')!.successors).toEqual(calls);
+      expect(s.find((e) => e.pc === 0x3050)!.successors).toEqual([0x3060]);
+    });
+  },
+);
