@@ -243,3 +243,27 @@ describe('colour', () => {
     }
   });
 });
+
+describe('diagnostics', () => {
+  it('prints at most 20 problems and counts the rest', async () => {
+    const { reportDiagnostics } = await import('./output.ts');
+    let err = '';
+    const io: Io = {
+      out: () => undefined,
+      err: (t) => (err += t),
+      interactive: false,
+      colour: noColour,
+    };
+    const ds = Array.from({ length: 25 }, (_, i) => ({
+      file: 'f.sass',
+      line: i + 1,
+      column: 1,
+      message: 'bad',
+    }));
+    expect(reportDiagnostics(io, ds)).toBe(2);
+    const lines = err.trim().split('\n');
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe('f.sass:1:1: bad');
+    expect(lines[20]).toMatch(/and 5 more problems/);
+  });
+});

@@ -40,9 +40,19 @@ export const withoutColour = (io: Io): Io => ({ ...io, colour: pc.createColors(f
 /** Plain colours, for tests and machine output. */
 export const noColour: Colors = pc.createColors(false);
 
-/** Prints diagnostics one per line (`file:line:col: message`) and returns exit status 2. */
+/** At most this many diagnostics are printed; the rest are counted. */
+export const MAX_DIAGNOSTICS = 20;
+
+/**
+ * Prints diagnostics one per line (`file:line:col: message`), at most `MAX_DIAGNOSTICS` of them
+ * (a file of the wrong kind would otherwise print one error per line), and returns exit status 2.
+ */
 export function reportDiagnostics(io: Io, ds: readonly Diagnostic[]): number {
-  for (const d of ds) io.err(`${formatDiagnostic(d)}\n`);
+  for (const d of ds.slice(0, MAX_DIAGNOSTICS)) io.err(`${formatDiagnostic(d)}\n`);
+  if (ds.length > MAX_DIAGNOSTICS)
+    io.err(
+      `… and ${ds.length - MAX_DIAGNOSTICS} more problems (the first ${MAX_DIAGNOSTICS} are shown)\n`,
+    );
   return 2;
 }
 
