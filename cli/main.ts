@@ -41,8 +41,8 @@ function program(io: Io, status: { code: number }): Command {
   const cmd = new Command('warpcheck')
     .version(VERSION)
     .description(
-      'A model checker for GPU SIMT control flow. It runs a SASS listing on executable models of warp\n' +
-        'control-flow mechanisms and explores every interleaving: does the code terminate, deadlock or\n' +
+      'A model checker for GPU SIMT control flow. It runs a SASS listing on executable models of warp ' +
+        'control-flow mechanisms and explores every interleaving: does the code terminate, deadlock or ' +
         'livelock, and where do the lanes reconverge?',
     )
     // Taken out of argv by `main` before parsing, so it works before or after the subcommand.
@@ -57,7 +57,7 @@ function program(io: Io, status: { code: number }): Command {
   cmd
     .command('explore')
     .description(
-      'explore every interleaving of a listing on each mechanism; print one verdict row per mechanism\n' +
+      'explore every interleaving of a listing on each mechanism; print one verdict row per mechanism ' +
         'and save each failing run as a scenario that `warpcheck replay` runs step by step',
     )
     .argument(
@@ -141,7 +141,7 @@ function program(io: Io, status: { code: number }): Command {
   cmd
     .command('replay')
     .description(
-      'replay a scenario step by step: the issued PC and mask, and the mechanism state after each step\n' +
+      'replay a scenario step by step: the issued PC and mask, and the mechanism state after each step ' +
         '(the SIMT stack as RPC / next PC / mask rows, top first, as in seed 000 Fig. 1c and seed 002 Fig. 9)',
     )
     .argument('<scenario>', 'scenario JSON file (saved by explore, or hand-written in scenarios/)')
@@ -161,8 +161,8 @@ function program(io: Io, status: { code: number }): Command {
   cmd
     .command('simulate')
     .description(
-      'run a listing on the issue core (SEMANTICS §4): warps with their mechanism, a warp scheduler,\n' +
-        'latencies and a scoreboard; print cycles, IPC, SIMD efficiency (mean active lanes / W), idle\n' +
+      'run a listing on the issue core (SEMANTICS §4): warps with their mechanism, a warp scheduler, ' +
+        'latencies and a scoreboard; print cycles, IPC, SIMD efficiency (mean active lanes / W), idle ' +
         'issue cycles and stalls (false stalls: the per-warp scoreboard waiting on lanes not issued)',
     )
     .argument('<file>', 'SASS listing (as for explore)')
@@ -267,7 +267,7 @@ function program(io: Io, status: { code: number }): Command {
   cmd
     .command('validate')
     .description(
-      'replay each mechanism on a hardware trace (Accel-Sim .traceg), every lane taking the branches it\n' +
+      'replay each mechanism on a hardware trace (Accel-Sim .traceg), every lane taking the branches it ' +
         'took on hardware, and measure the discrepancy of seed 000 §IX: Levenshtein distance between the\n' +
         "mechanism's warp trace (PC + mask per issue) and the hardware's, divided by the hardware's length",
     )
@@ -325,7 +325,7 @@ function program(io: Io, status: { code: number }): Command {
   cmd
     .command('check')
     .description(
-      'property campaigns: generate kernels with fast-check, check each law (P1 termination … P7\n' +
+      'property campaigns: generate kernels with fast-check, check each law (P1 termination … P7 ' +
         'priority independence) on each mechanism, shrink what fails and save it as a scenario',
     )
     .option(
