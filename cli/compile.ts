@@ -2,7 +2,7 @@ import { existsSync, linkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseSass } from '../model/isa/index.ts';
-import { TARGETS, printCompiled, targetOf } from '../model/compile/index.ts';
+import { TARGETS, loweredOf, printCompiled, targetOf } from '../model/compile/index.ts';
 import { reportDiagnostics, readInput, type Io } from './output.ts';
 
 export interface CompileArgs {
@@ -66,6 +66,7 @@ export function runCompile(a: CompileArgs, io: Io): number {
     sourceLines,
   });
   if (!compiled.ok) return reportDiagnostics(io, compiled.error);
+  const out = loweredOf(compiled.value);
   const flags = [
     `--target ${a.target}`,
     `--registers ${a.registers}`,
@@ -73,7 +74,7 @@ export function runCompile(a: CompileArgs, io: Io): number {
     ...(a.allocation === 'nesting' ? [] : [`--allocation ${a.allocation}`]),
     ...(a.spillClear ? ['--spill-clear'] : []),
   ].join(' ');
-  const listing = printCompiled(compiled.value.program, directives, [
+  const listing = printCompiled(out.program, directives, [
     `compiled from ${a.file} by: warpcheck compile ${flags}`,
   ]);
   if (a.output !== undefined) {
@@ -84,7 +85,7 @@ export function runCompile(a: CompileArgs, io: Io): number {
     }
   }
   if (a.json) {
-    const { regions, yields, notes } = compiled.value;
+    const { regions, yields, notes } = out;
     const at = (pc: number) => ({ pc, line: sourceLines[pc] ?? null });
     io.out(
       JSON.stringify(
@@ -108,11 +109,8 @@ export function runCompile(a: CompileArgs, io: Io): number {
     return 0;
   }
   if (a.output === undefined) io.out(listing);
-  else
-    io.out(
-      `${a.output}: ${compiled.value.regions.length} regions, ${compiled.value.yields.length} YIELD\n`,
-    );
-  for (const n of compiled.value.notes) io.err(`note: ${n}\n`);
+  else io.out(`${a.output}: ${out.regions.length} regions, ${out.yields.length} YIELD\n`);
+  for (const n of out.notes) io.err(`note: ${n}\n`);
   return 0;
 }
 

@@ -5,6 +5,13 @@ export {
   type RegionReport,
   type TuringOptions,
 } from './compileTuring.ts';
-export { TARGETS, targetOf, type CompileOptions, type CompileTarget } from './targets.ts';
+export {
+  TARGETS,
+  loweredOf,
+  targetOf,
+  type CompileOptions,
+  type CompileTarget,
+  type Lowered,
+} from './targets.ts';
 export { printCompiled } from './printCompiled.ts';
 export type { Allocation } from './allocate.ts';

@@ -1,10 +1,11 @@
 /**
  * Compile targets: `warpcheck compile --target ID`. Each is a pure function from a plain program
- * to a lowered one. Adding a target is one line here (e.g. `fermi` from `./fermi.ts`, `gcn` from
- * `./gcn.ts`, written as `compileFermi(program, options)` / `compileGcn(program, options)`).
+ * to a lowered one — a bare `Program` or a `Compiled` report. Adding a target is one line in
+ * `TARGETS` (e.g. `{ id: 'fermi', summary: '…', compile: compileFermi }` from `./fermi.ts`,
+ * `{ id: 'gcn', summary: '…', compile: compileGcn }` from `./gcn.ts`).
  */
 import type { Program, Result } from '../isa/program.ts';
-import { compileTuring, type Compiled } from './compileTuring.ts';
+import { compileTuring, type Compiled, type RegionReport } from './compileTuring.ts';
 
 /** Options every target accepts; a target ignores the ones it has no use for. */
 export interface CompileOptions {
@@ -23,8 +24,20 @@ export interface CompileOptions {
 export interface CompileTarget {
   readonly id: string;
   readonly summary: string;
-  readonly compile: (program: Program, options: CompileOptions) => Result<Compiled>;
+  readonly compile: (program: Program, options: CompileOptions) => Result<Program | Compiled>;
 }
+
+/** What the CLI prints of a target's output, whichever shape the target returns. */
+export interface Lowered {
+  readonly program: Program;
+  readonly regions: readonly RegionReport[];
+  readonly yields: readonly number[];
+  readonly notes: readonly string[];
+}
+
+/** Normalises a target's output: a bare program has no regions, YIELDs or notes to report. */
+export const loweredOf = (out: Program | Compiled): Lowered =>
+  'instructions' in out ? { program: out, regions: [], yields: [], notes: [] } : out;
 
 /** The registered targets, in the order `--help` lists them. */
 export const TARGETS: readonly CompileTarget[] = [
