@@ -114,3 +114,44 @@ describe('warpcheck compile', () => {
     expect(m.code).toBe(2);
   });
 });
+
+describe('warpcheck compile --target fermi|gcn', () => {
+  it('gcn gives the FORK/JOIN listing of seed 001 Fig. 1 that scenarios/seed001-fig1-gcn.sass holds', async () => {
+    const r = await run(['compile', join(root, 'scenarios', 'seed001-fig1.sass'), '-t', 'gcn']);
+    expect(r.code).toBe(0);
+    // Compare the instruction sequence (opcode and operands), not addresses or indentation.
+    const body = (t: string) =>
+      t
+        .split('\n')
+        .filter((l) => /;\s*$/.test(l))
+        .map((l) =>
+          l
+            .replace(/\/\*[0-9a-f]+\*\//, '')
+            .replace(/\s+/g, ' ')
+            .trim(),
+        );
+    const expected = readFileSync(join(root, 'scenarios', 'seed001-fig1-gcn.sass'), 'utf8');
+    expect(body(r.out)).toEqual(body(expected));
+    expect(body(r.out).filter((l) => l === 'FORK ;' || l === 'JOIN ;')).toHaveLength(2);
+  });
+
+  it('fermi puts an SSY before the spinlock and the result livelocks on token-stack (seed 003, seed 000 §III)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-fermi-'));
+    const file = join(dir, 'spin.sass');
+    const c = await run(['compile', spinlock, '-t', 'fermi', '-o', file]);
+    expect(c.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toMatch(/SSY/);
+    const e = await run(['explore', file, '-m', 'token-stack', '--no-save', '--json']);
+    const json = JSON.parse(e.out) as { results: { verdict: string; kind: string | null }[] };
+    expect(json.results[0]).toMatchObject({ verdict: 'deadlock', kind: 'livelock' });
+  });
+
+  it('rejects an empty listing like every other command', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-empty-'));
+    const file = join(dir, 'empty.sass');
+    writeFileSync(file, '// nothing here\n');
+    const r = await run(['compile', file, '-t', 'turing']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/empty\.sass:1:1: the listing holds no instructions/);
+  });
+});

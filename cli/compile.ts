@@ -56,6 +56,10 @@ export function runCompile(a: CompileArgs, io: Io): number {
   if (text === null) return 2;
   const parsed = parseSass(text, { file: a.file });
   if (!parsed.ok) return reportDiagnostics(io, parsed.error);
+  if (parsed.value.program.instructions.length === 0)
+    return reportDiagnostics(io, [
+      { file: a.file, line: 1, column: 1, message: 'the listing holds no instructions' },
+    ]);
   const { program, directives, sourceLines } = parsed.value;
   const compiled = target.compile(program, {
     registers: a.registers,
@@ -109,7 +113,12 @@ export function runCompile(a: CompileArgs, io: Io): number {
     return 0;
   }
   if (a.output === undefined) io.out(listing);
-  else io.out(`${a.output}: ${out.regions.length} regions, ${out.yields.length} YIELD\n`);
+  else
+    io.out(
+      a.target === 'turing'
+        ? `${a.output}: ${out.regions.length} regions, ${out.yields.length} YIELD\n`
+        : `${a.output}: ${out.program.instructions.length - program.instructions.length} instructions inserted\n`,
+    );
   for (const n of out.notes) io.err(`note: ${n}\n`);
   return 0;
 }

@@ -6,6 +6,8 @@
  */
 import type { Program, Result } from '../isa/program.ts';
 import { compileTuring, type Compiled, type RegionReport } from './compileTuring.ts';
+import { compileFermi } from './fermi.ts';
+import { compileGcn } from './gcn.ts';
 
 /** Options every target accepts; a target ignores the ones it has no use for. */
 export interface CompileOptions {
@@ -46,6 +48,17 @@ export const TARGETS: readonly CompileTarget[] = [
     summary:
       'BSSY/BSYNC at reconvergence points, BREAK, BMOV spills, YIELD in spin loops (seed 000 §VI)',
     compile: compileTuring,
+  },
+  {
+    id: 'fermi',
+    summary:
+      'SSY before divergent branches and SYNC at their IPDOM, PBK/BRK for loops with breaks (seed 003 §II)',
+    compile: (program, o) => compileFermi(program, o.file ? { file: o.file } : {}),
+  },
+  {
+    id: 'gcn',
+    summary: 'FORK before region-opening divergent branches, JOIN at their IPDOM (seed 001 §2.2)',
+    compile: (program, o) => compileGcn(program, o.file ? { file: o.file } : {}),
   },
 ];
 
