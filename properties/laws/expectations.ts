@@ -42,15 +42,29 @@ const BASE: readonly Expectation[] = [
     // Fig. 3's shape terminates on it; the failing shapes are rarer (seen at seed 7 within 1000).
     minRuns: 1000,
   },
-  ...['dfs-minpc', 'sorted', 'gcn', 'mp-ipdom', 'dual-path', 'lcp'].map(
-    (mechanism): Expectation => ({
-      law: 'termination',
-      mechanism,
-      class: 'spin',
-      expect: 'fails',
-      reason: `issue 4 P1 (seed 001 §2, seed 002 §3.10–3.11, seed 003, seed 004): ${SPIN_NO_SWITCH}`,
-    }),
-  ),
+  ...['mp-ipdom', 'dual-path', 'lcp'].map((mechanism): Expectation => ({
+    law: 'termination',
+    mechanism,
+    class: 'spin',
+    expect: 'fails',
+    reason: `issue 4 P1 (seed 002 §3.10–3.11, seed 004): ${SPIN_NO_SWITCH}; mp-ipdom's free choice of split does not help: the holder's group starts at the loop's IPDOM and waits in the Reconvergence Table, in no split`,
+  })),
+  ...['dfs-minpc', 'sorted'].map((mechanism): Expectation => ({
+    law: 'termination',
+    mechanism,
+    class: 'spin',
+    expect: 'fails',
+    reason:
+      'seed 001 §2.1, §2.4: the path with the smallest PC always runs first — the spin loop, above the lock holder, so the holder never runs ("may keep scheduling the thread on the waiting loop")',
+  })),
+  {
+    law: 'termination',
+    mechanism: 'gcn',
+    class: 'spin',
+    expect: 'fails',
+    reason:
+      'seed 001 §2.2: the minority path runs first, which lets the holder go while it is the minority, but the last two spinners split 1/1 and the tie goes to the lower PC, the loop (option gcn.tie=higher-pc terminates)',
+  },
   {
     law: 'termination',
     mechanism: 'opcode-convergent',
@@ -98,6 +112,24 @@ const BASE: readonly Expectation[] = [
     expect: 'fails',
     reason:
       "the compile pass places no BSSY region in a recursive function (the compiled listings show none): without reconvergence Hanoi runs the paths in its option's order, the SIMT stack reconverges at the IPDOM per activation (found by this law)",
+  },
+  {
+    law: 'trace-equivalence',
+    mechanism: 'hanoi',
+    class: 'call',
+    expect: 'fails',
+    reason:
+      "the compile pass gives a function called from inside a BSSY region no regions of its own (docs/semantics.md §9, a documented limitation): Hanoi runs the callee's divergent paths without reconverging while the SIMT stack reconverges at the callee's IPDOMs (found by the 10,000-run campaign, counterexamples/trace-equivalence/)",
+    minRuns: 5000,
+  },
+  {
+    law: 'priority-independence',
+    mechanism: 'hanoi',
+    class: 'call',
+    expect: 'fails',
+    reason:
+      'the same compile-pass limitation: a lock taken inside a function called from a BSSY region gets no YIELD region, so whether Hanoi terminates depends on which path it runs first (taken-first livelocks, majority terminates; seed 000 §VI-A/C; found by the 10,000-run campaign, counterexamples/priority-independence/)',
+    minRuns: 5000,
   },
   {
     law: 'trace-equivalence',
