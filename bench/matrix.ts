@@ -17,11 +17,29 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cli, formatted, sectionIn, withSection } from './cli.ts';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
+import { EXPECTATIONS } from '../properties/laws/expectations.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const MATRIX_DOC = join(ROOT, 'docs', 'mechanisms.md');
 export const BEGIN = '<!-- matrix:begin (written by `npm run matrix`; do not edit) -->';
 export const END = '<!-- matrix:end -->';
+export const LAWS_BEGIN =
+  '<!-- expectations:begin (written by `npm run matrix` from properties/laws/expectations.ts; do not edit) -->';
+export const LAWS_END = '<!-- expectations:end -->';
+
+/**
+ * The expected law failures, per mechanism, as declared in properties/laws/expectations.ts (the
+ * table the law tests enforce: an undeclared failure and a declared one that never shows both
+ * fail `npm test`).
+ */
+export function expectationsTable(): string {
+  const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const lines = ['| mechanism | law | kernel class | why |', '| --- | --- | --- | --- |'];
+  for (const m of MECHANISMS)
+    for (const e of EXPECTATIONS.filter((x) => x.mechanism === m.id && x.expect === 'fails'))
+      lines.push(`| \`${m.id}\` | ${e.law} | ${e.class} | ${cell(e.reason)} |`);
+  return lines.join('\n') + '\n';
+}
 
 /** A column: a listing explored as it is, or compiled first for a target. */
 export interface Column {
@@ -125,11 +143,19 @@ export const withTable = (doc: string, tableText: string): string =>
 /** The table currently in the document, between the markers. */
 export const tableIn = (doc: string): string | null => sectionIn(doc, BEGIN, END);
 
+/** The document with both generated sections replaced, formatted as prettier would write it. */
+export async function freshDoc(doc: string, matrix: string): Promise<string> {
+  return formatted(
+    MATRIX_DOC,
+    withSection(withTable(doc, matrix), LAWS_BEGIN, LAWS_END, expectationsTable()),
+  );
+}
+
 async function run(argv: readonly string[]): Promise<number> {
   const t = await matrixTable();
   const doc = readFileSync(MATRIX_DOC, 'utf8');
   // The document as the tool would write it (prettier pads the table's columns).
-  const fresh = await formatted(MATRIX_DOC, withTable(doc, t));
+  const fresh = await freshDoc(doc, t);
   if (argv.includes('--check')) {
     const same = fresh === doc;
     process.stdout.write(
