@@ -16,7 +16,7 @@ import {
   preVoltaPolicy,
   warpsyncStop,
   type PreVoltaPolicy,
-} from './mpIpdomPolicy.ts';
+} from './preVolta.ts';
 
 /**
  * `dual-path` — Dual Path Execution (seed 002 §3.10; SEMANTICS §3.7): a SIMT stack whose entries

@@ -16,7 +16,7 @@ import {
   preVoltaPolicy,
   warpsyncStop,
   type PreVoltaPolicy,
-} from './mpIpdomPolicy.ts';
+} from './preVolta.ts';
 import type { Group } from '../lanes/execute.ts';
 import { popcount } from '../lanes/values.ts';
 import type { PathOrder } from './simtStack.ts';

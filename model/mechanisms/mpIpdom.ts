@@ -16,7 +16,7 @@ import {
   preVoltaPolicy,
   warpsyncStop,
   type PreVoltaPolicy,
-} from './mpIpdomPolicy.ts';
+} from './preVolta.ts';
 
 /**
  * `mp-ipdom` — Multi-Path IPDOM (seed 004 "The Basic Workflow of MP IPDOM", "Nested Divergence";

@@ -1,3 +1,4 @@
+import { warpsyncStop } from './preVolta.ts';
 import {
   opcodeConvergentPlan,
   type MemoryAlignment,
@@ -19,7 +20,6 @@ import {
 import {
   createSimtStack,
   simtStackFactory,
-  warpsyncCheck,
   type ForeignPolicy,
   type PathOrder,
   type SimtStackOptions,
@@ -184,7 +184,7 @@ export function createOpcodeConvergent(
       return top.pc !== VIRTUAL_EXIT ? [{ pc: top.pc, mask: top.mask }] : [];
     },
     advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<OpcodeConvergentState> {
-      const check = warpsyncCheck(ctx.full, issue, outcome, exited);
+      const check = warpsyncStop(outcome.event, issue, exited, ctx.full, 'the SIMT stack');
       if (check) return check;
       const gone = (outcome.exited | exited) >>> 0;
       const top = s[s.length - 1]!;

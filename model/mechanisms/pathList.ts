@@ -1,3 +1,4 @@
+import { foreignOption, PRE_VOLTA_OPTIONS, warpsyncStop } from './preVolta.ts';
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Outcome } from '../lanes/execute.ts';
@@ -65,18 +66,10 @@ export type WarpsyncPolicy = 'check' | 'nop' | 'reject';
 
 /** Options every path list accepts (the same foreign-instruction policies as `simt-stack`). */
 export const PATH_LIST_OPTIONS: readonly OptionSpec[] = [
-  {
-    name: 'foreign',
-    values: ['nop', 'reject'],
-    default: 'nop',
-    doc: 'BSSY/BSYNC/BREAK/BMOV/YIELD (and FORK/JOIN on the lists other than gcn), which a path list has no meaning for: no-op, or verdict unsupported (SEMANTICS §2)',
-  },
-  {
-    name: 'warpsync',
-    values: ['check', 'nop', 'reject'],
-    default: 'check',
-    doc: 'WARPSYNC: a violation unless every named live lane is active (check), a no-op, or unsupported',
-  },
+  foreignOption(
+    'BSSY/BSYNC/BREAK/BMOV/YIELD (and FORK/JOIN on the lists other than gcn), which a path list has no meaning for',
+  ),
+  PRE_VOLTA_OPTIONS[1]!,
 ];
 
 export interface PathListOptions {
@@ -212,20 +205,8 @@ export function createPathList(
       const ev = outcome.event;
       if (ev.kind === 'warpsync' && opts.warpsync === 'check') {
         // SEMANTICS §2 `check`: a path list cannot wait, so every named live lane must be active.
-        if (ev.named === null)
-          return {
-            kind: 'stop',
-            verdict: 'undefined-behavior',
-            message: `WARPSYNC at ${issue.pc}: active lanes name different masks`,
-          };
-        const missing = (ev.named & ~exited & ~issue.mask & ctx.full) >>> 0;
-        if (missing !== 0)
-          return {
-            kind: 'stop',
-            verdict: 'violation',
-            property: 'warpsync-check',
-            message: `WARPSYNC names lanes 0x${missing.toString(16)} that are live but not in the active path: ${spec.id} cannot wait for them`,
-          };
+        const bad = warpsyncStop(ev, issue, exited, ctx.full, spec.id);
+        if (bad) return bad;
       }
       const list = withoutLanes(s.list, (outcome.exited | exited) >>> 0);
       return spec.step(list === s.list ? s : { active: s.active, list }, issue, outcome, exited);

@@ -1,3 +1,4 @@
+import { PRE_VOLTA_OPTIONS, warpsyncStop } from './preVolta.ts';
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Group, Outcome } from '../lanes/execute.ts';
@@ -88,36 +89,6 @@ function settle(s: StackEntry[]): StackEntry[] {
   return s;
 }
 
-/**
- * SEMANTICS §2 `check` for WARPSYNC on a mechanism that cannot wait: every named live lane must be
- * active. Returns the stop, or null when the outcome is not a WARPSYNC or the check holds. Shared
- * with `opcode-convergent`, whose stack cannot wait either.
- */
-export function warpsyncCheck(
-  full: number,
-  issue: Issue,
-  outcome: Outcome,
-  exited: number,
-): Extract<Advance<never>, { kind: 'stop' }> | null {
-  const ev = outcome.event;
-  if (ev.kind !== 'warpsync') return null;
-  if (ev.named === null)
-    return {
-      kind: 'stop',
-      verdict: 'undefined-behavior',
-      message: `WARPSYNC at ${issue.pc}: active lanes name different masks`,
-    };
-  const missing = (ev.named & ~exited & ~issue.mask & full) >>> 0;
-  if (missing !== 0)
-    return {
-      kind: 'stop',
-      verdict: 'violation',
-      property: 'warpsync-check',
-      message: `WARPSYNC names lanes 0x${missing.toString(16)} that are live but not active here: the SIMT stack cannot wait for them`,
-    };
-  return null;
-}
-
 export function createSimtStack(
   ctx: MechanismContext,
   opts: SimtStackOptions,
@@ -138,7 +109,7 @@ export function createSimtStack(
     },
     advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<SimtStackState> {
       const ev = outcome.event;
-      const check = warpsyncCheck(ctx.full, issue, outcome, exited);
+      const check = warpsyncStop(outcome.event, issue, exited, ctx.full, 'the SIMT stack');
       if (check) return check;
       // Exited lanes leave every entry (SEMANTICS §3.2).
       let st = without(s, outcome.exited | exited);
@@ -240,18 +211,7 @@ export const simtStackFactory: MechanismFactory = {
       default: 'taken-first',
       doc: 'which path of a divergent branch runs first (seed 000 Fig. 1 assumes taken-first; seed 002 Fig. 9 matches not-taken-first)',
     },
-    {
-      name: 'foreign',
-      values: ['nop', 'reject'],
-      default: 'nop',
-      doc: 'BSSY/BSYNC/BREAK/BMOV/YIELD, which a pre-Volta stack has no meaning for: no-op, or verdict unsupported',
-    },
-    {
-      name: 'warpsync',
-      values: ['check', 'nop', 'reject'],
-      default: 'check',
-      doc: 'WARPSYNC: a violation unless every named live lane is active (check), a no-op, or unsupported',
-    },
+    ...PRE_VOLTA_OPTIONS,
   ],
   create: (ctx, o) =>
     createSimtStack(ctx, {

@@ -1,3 +1,4 @@
+import { PRE_VOLTA_OPTIONS, warpsyncStop } from './preVolta.ts';
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Group, Outcome } from '../lanes/execute.ts';
@@ -179,16 +180,8 @@ export function createTokenStack(
       const ev = outcome.event;
       if (ev.kind === 'warpsync') {
         // SEMANTICS §2 `check`, as for simt-stack: a stack cannot wait for lanes.
-        if (ev.named === null)
-          return stop('undefined-behavior', `WARPSYNC at ${pc}: active lanes name different masks`);
-        const missing = (ev.named & ~exited & ~issue.mask & ctx.full) >>> 0;
-        if (missing !== 0)
-          return {
-            kind: 'stop',
-            verdict: 'violation',
-            property: 'warpsync-check',
-            message: `WARPSYNC names lanes ${hex(missing)} that are live but not active here: the token stack cannot wait for them`,
-          };
+        const bad = warpsyncStop(ev, issue, exited, ctx.full, 'the token stack');
+        if (bad) return bad;
       }
       // Exited lanes leave every token (SEMANTICS §3.3).
       let tokens = outcome.exited !== 0 ? strip(s.tokens, outcome.exited) : s.tokens;
@@ -384,18 +377,7 @@ export const tokenStackFactory: MechanismFactory = {
       default: 'not-taken-first',
       doc: 'which path of a divergent branch runs first; the other waits in a DIV token (seed 003 §II runs the not-taken path first)',
     },
-    {
-      name: 'foreign',
-      values: ['nop', 'reject'],
-      default: 'nop',
-      doc: 'BSSY/BSYNC/BREAK/BMOV/YIELD, which Fermi does not have: no-op, or verdict unsupported',
-    },
-    {
-      name: 'warpsync',
-      values: ['check', 'nop', 'reject'],
-      default: 'check',
-      doc: 'WARPSYNC: a violation unless every named live lane is active (check), a no-op, or unsupported',
-    },
+    ...PRE_VOLTA_OPTIONS,
   ],
   create: (ctx, o) =>
     createTokenStack(ctx, {

@@ -4,10 +4,12 @@ import type { Event } from '../lanes/execute.ts';
 import type { Advance, Issue, OptionSpec, Policy } from './mechanism.ts';
 
 /**
- * The foreign-instruction policy shared by the pre-Volta multi-path mechanisms of this family —
- * `mp-ipdom` (seed 004), `dual-path` and `lcp` (seed 002 §3.10–3.11) — exactly as `simt-stack`
- * applies it (SEMANTICS §2): BSSY/BSYNC/BREAK/BMOV/YIELD are no-ops by default (or `unsupported`),
- * WARPSYNC is checked (every named live lane must be active), Fermi stack operations are rejected.
+ * What every pre-Volta mechanism shares (SEMANTICS §2 "foreign-instruction policy"): the
+ * `foreign` and `warpsync` options, the `check` of a WARPSYNC (a mechanism that cannot make lanes
+ * wait needs every named live lane in the issue), and — for `simt-stack`, `mp-ipdom` (seed 004),
+ * `dual-path`, `lcp` (seed 002 §3.10–3.11) and `opcode-convergent` — the policy itself:
+ * BSSY/BSYNC/BREAK/BMOV/YIELD are no-ops by default (or `unsupported`), Fermi stack operations
+ * are rejected. The token stack and the path lists give stack operations their own policy.
  */
 export type ForeignPolicy = 'nop' | 'reject';
 export type WarpsyncPolicy = 'check' | 'nop' | 'reject';
@@ -34,7 +36,7 @@ export function warpsyncStop(
   exited: number,
   full: number,
   who: string,
-): Advance<never> | null {
+): Extract<Advance<never>, { kind: 'stop' }> | null {
   if (ev.kind !== 'warpsync') return null;
   if (ev.named === null)
     return {
@@ -53,14 +55,19 @@ export function warpsyncStop(
       };
 }
 
-/** The `foreign` and `warpsync` options, as `simt-stack` spells them. */
+/** The `foreign` option; `what` names the instructions it covers for this mechanism. */
+export const foreignOption = (
+  what = 'BSSY/BSYNC/BREAK/BMOV/YIELD, which a pre-Volta mechanism has no meaning for',
+): OptionSpec => ({
+  name: 'foreign',
+  values: ['nop', 'reject'],
+  default: 'nop',
+  doc: `${what}: no-op, or verdict unsupported (SEMANTICS §2)`,
+});
+
+/** The `foreign` and `warpsync` options, as every pre-Volta mechanism spells them. */
 export const PRE_VOLTA_OPTIONS: readonly OptionSpec[] = [
-  {
-    name: 'foreign',
-    values: ['nop', 'reject'],
-    default: 'nop',
-    doc: 'BSSY/BSYNC/BREAK/BMOV/YIELD, which a pre-Volta mechanism has no meaning for: no-op, or verdict unsupported',
-  },
+  foreignOption(),
   {
     name: 'warpsync',
     values: ['check', 'nop', 'reject'],
