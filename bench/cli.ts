@@ -1,26 +1,12 @@
 import { writeFileSync } from 'node:fs';
-import { main } from '../cli/main.ts';
-import { noColour, type Io } from '../cli/output.ts';
+import { captureCli } from '../cli/capture.ts';
 
 /**
- * Runs the `warpcheck` CLI in-process with captured output: the bench scripts that write tables
- * into docs/ (matrix, core comparison) use the tool's own `--json`, so the documents show exactly
- * what the tool prints.
+ * The `warpcheck` CLI in-process with captured output: the bench scripts that write tables into
+ * docs/ (matrix, core comparison) use the tool's own `--json`, so the documents show exactly what
+ * the tool prints.
  */
-export async function cli(
-  args: readonly string[],
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = {
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    interactive: false,
-    colour: noColour,
-  };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+export const cli = (args: readonly string[]) => captureCli(args);
 
 /** Replaces the text between two marker lines of a document. */
 export function withSection(doc: string, begin: string, end: string, body: string): string {

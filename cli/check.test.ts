@@ -3,24 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from './main.ts';
-import { noColour, type Io } from './output.ts';
+import { captureCli } from './capture.ts';
 
-async function run(
-  args: string[],
-  interactive = false,
-): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = {
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    interactive,
-    colour: noColour,
-  };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+const run = captureCli;
 
 interface CheckJson {
   seed: number;

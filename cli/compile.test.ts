@@ -3,24 +3,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from './main.ts';
-import { noColour, type Io } from './output.ts';
+import { captureCli } from './capture.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const spinlock = join(root, 'scenarios', 'spinlock.sass');
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = {
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    interactive: false,
-    colour: noColour,
-  };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+const run = captureCli;
 
 describe('warpcheck compile', () => {
   it('prints the spinlock lowered as seed 000 Fig. 7 lays it out, which explore reads back', async () => {

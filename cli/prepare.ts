@@ -91,7 +91,7 @@ export function parseOptionSettings(
     }
     const [, mech, name, v] = m;
     if (!ids.includes(mech!)) {
-      error.push(`--option ${s}: mechanism '${mech}' is not being explored (${ids.join(', ')})`);
+      error.push(`--option ${s}: mechanism '${mech}' is not among those run (${ids.join(', ')})`);
       continue;
     }
     (value[mech!] ??= {})[name!] = v!;

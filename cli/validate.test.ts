@@ -5,21 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
-import { main } from './main.ts';
-import { noColour, type Io } from './output.ts';
+import { captureCli } from './capture.ts';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = {
-    out: (t) => (out += t),
-    err: (t) => (err += t),
-    interactive: false,
-    colour: noColour,
-  };
-  const code = await main(args, io);
-  return { code, out, err };
-}
+const run = captureCli;
 
 const dir = mkdtempSync(join(tmpdir(), 'wc-validate-'));
 const file = (name: string, text: string) => {

@@ -15,6 +15,7 @@ import {
   type TraceSetup,
 } from '../model/trace/index.ts';
 import { readInput, reportDiagnostics, table, type Io } from './output.ts';
+import { parseOptionSettings } from './prepare.ts';
 
 export interface ValidateArgs {
   readonly trace: string;
@@ -57,29 +58,6 @@ const endText = (e: ReplayEnd): string => {
   }
 };
 
-/** `mech.name=value` settings for the chosen mechanisms, or the problems. */
-function optionSettings(
-  settings: readonly string[],
-  ids: readonly string[],
-): { ok: true; value: Record<string, Record<string, string>> } | { ok: false; error: string[] } {
-  const value: Record<string, Record<string, string>> = {};
-  const error: string[] = [];
-  for (const s of settings) {
-    const m = /^([a-z0-9-]+)\.([a-z0-9-]+)=(\S+)$/.exec(s);
-    if (!m) {
-      error.push(`--option ${s}: expected MECHANISM.OPTION=VALUE, e.g. hanoi.order=taken-first`);
-      continue;
-    }
-    const [, mech, name, v] = m;
-    if (!ids.includes(mech!)) {
-      error.push(`--option ${s}: mechanism '${mech}' is not being validated (${ids.join(', ')})`);
-      continue;
-    }
-    (value[mech!] ??= {})[name!] = v!;
-  }
-  return error.length ? { ok: false, error } : { ok: true, value };
-}
-
 /**
  * `warpcheck validate`: replays each mechanism on every traced warp, with each lane's branch
  * outcomes from its recorded path, and measures the discrepancy of seed 000 §IX against the
@@ -105,7 +83,7 @@ export function runValidate(a: ValidateArgs, io: Io): number {
     );
     return 2;
   }
-  const settings = optionSettings(a.option, ids);
+  const settings = parseOptionSettings(a.option, ids);
   if (!settings.ok) {
     for (const p of settings.error) io.err(`${p}\n`);
     return 2;
