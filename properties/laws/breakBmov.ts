@@ -2,7 +2,7 @@ import { predTrue } from '../../model/lanes/execute.ts';
 import type { Machine, MachineState, Transition } from '../../model/machine/machine.ts';
 import type { HanoiState } from '../../model/mechanisms/hanoi.ts';
 import type { ItsState } from '../../model/mechanisms/its.ts';
-import { build, lanesOf, walk } from './machine.ts';
+import { build, lanesOf, walk, walkOutcome } from './machine.ts';
 import type { Law, LawOutcome } from './types.ts';
 
 const bRegs = (s: unknown, mech: string): readonly number[] =>
@@ -73,19 +73,6 @@ export const breakBmov: Law = {
   check(kernel, mechanism, o): LawOutcome {
     const { machine: m } = build(kernel, mechanism, o.options);
     const bad = walk(m, 4000, ({ pre, t, post }) => problem(m, mechanism, pre, t, post));
-    if (!bad) return { ok: true };
-    return {
-      ok: false,
-      finding: {
-        verdict: 'incomplete',
-        kind: null,
-        property: null,
-        message: bad.message,
-        schedule: bad.schedule,
-        loop: null,
-        options: m.options,
-        refine: true,
-      },
-    };
+    return walkOutcome(m, bad);
   },
 };

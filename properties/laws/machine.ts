@@ -11,7 +11,7 @@ import {
   type LoadedProgram,
 } from '../../model/scenario/loadProgram.ts';
 import { machineFor } from '../../model/scenario/session.ts';
-import type { GeneratedKernel } from './types.ts';
+import type { GeneratedKernel, LawOutcome } from './types.ts';
 
 export interface Built {
   readonly machine: Machine;
@@ -140,4 +140,29 @@ export function lanesOf(mask: number): number[] {
   const out: number[] = [];
   for (let m = mask >>> 0; m !== 0; m &= m - 1) out.push(31 - Math.clz32(m & -m));
   return out;
+}
+
+/**
+ * The outcome of a law that checks every reachable transition (`walk`): it holds, or it broke in
+ * a running state — verdict `incomplete`, with the schedule that reaches the broken step, saved and
+ * replayed as a scenario.
+ */
+export function walkOutcome(
+  m: Machine,
+  bad: { message: string; schedule: number[] } | null,
+): LawOutcome {
+  if (!bad) return { ok: true };
+  return {
+    ok: false,
+    finding: {
+      verdict: 'incomplete',
+      kind: null,
+      property: null,
+      message: bad.message,
+      schedule: bad.schedule,
+      loop: null,
+      options: m.options,
+      refine: true,
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { LANE_ADAPTERS } from './lanes.ts';
-import { build, lanesOf, walk } from './machine.ts';
+import { build, lanesOf, walk, walkOutcome } from './machine.ts';
 import type { Machine, WarpState } from '../../model/machine/machine.ts';
 import { READY } from '../../model/mechanisms/its.ts';
 import type { Law } from './types.ts';
@@ -88,7 +88,7 @@ export const noLaneLost: Law = {
     const live0 = m.live(init);
     for (let w = 0; w < init.warps.length; w++) {
       const p = laneProblem(m, init.warps[w]!, live0[w]!, mechanism);
-      if (p) return fail(m, `initial state, warp ${w}: ${p}`, []);
+      if (p) return walkOutcome(m, { message: `initial state, warp ${w}: ${p}`, schedule: [] });
     }
     const bad = walk(m, LIMIT, ({ post, t }) => {
       const p = laneProblem(m, post.warps[t.warp]!, m.live(post)[t.warp]!, mechanism);
@@ -96,20 +96,6 @@ export const noLaneLost: Law = {
         p && `after ${m.fmt.pc(t.issue.pc)} ${m.fmt.mask(t.issue.mask)} (warp ${t.warp}): ${p}`
       );
     });
-    return bad ? fail(m, bad.message, bad.schedule) : { ok: true };
+    return walkOutcome(m, bad);
   },
 };
-
-const fail = (m: Machine, message: string, schedule: number[]) => ({
-  ok: false as const,
-  finding: {
-    verdict: 'incomplete' as const,
-    kind: null,
-    property: null,
-    message,
-    schedule,
-    loop: null,
-    options: m.options,
-    refine: true,
-  },
-});

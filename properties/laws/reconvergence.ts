@@ -2,7 +2,7 @@ import type { Machine, MachineState, Transition } from '../../model/machine/mach
 import type { HanoiState } from '../../model/mechanisms/hanoi.ts';
 import { READY, type ItsState } from '../../model/mechanisms/its.ts';
 import { findMechanism } from '../../model/mechanisms/registry.ts';
-import { build, lanesOf, walk } from './machine.ts';
+import { build, lanesOf, walk, walkOutcome } from './machine.ts';
 import type { Law, LawOutcome } from './types.ts';
 
 /**
@@ -150,20 +150,7 @@ export const reconvergence: Law = {
           mechanism === 'its' ? itsRelease(m, pre, t, post) : hanoiRelease(m, pre, t, post),
         )
       : ipdomProblem(m, (pc) => loaded.ipdom(pc));
-    if (!bad) return { ok: true };
-    return {
-      ok: false,
-      finding: {
-        verdict: 'incomplete',
-        kind: null,
-        property: null,
-        message: bad.message,
-        schedule: bad.schedule,
-        loop: null,
-        options: m.options,
-        refine: true,
-      },
-    };
+    return walkOutcome(m, bad);
   },
 };
 

@@ -2,7 +2,7 @@ import type { Machine, MachineState, Transition } from '../../model/machine/mach
 import type { HanoiState } from '../../model/mechanisms/hanoi.ts';
 import { AT_WARPSYNC, READY, type ItsState } from '../../model/mechanisms/its.ts';
 import { predTrue } from '../../model/lanes/execute.ts';
-import { build, walk } from './machine.ts';
+import { build, walk, walkOutcome } from './machine.ts';
 import type { Law, LawOutcome } from './types.ts';
 
 /**
@@ -93,19 +93,6 @@ export const warpsync: Law = {
     const bad = walk(m, 3000, ({ pre, t, post }) =>
       mechanism === 'its' ? itsProblem(m, pre, t, post) : hanoiProblem(m, pre, t, post),
     );
-    if (!bad) return { ok: true };
-    return {
-      ok: false,
-      finding: {
-        verdict: 'incomplete',
-        kind: null,
-        property: null,
-        message: bad.message,
-        schedule: bad.schedule,
-        loop: null,
-        options: m.options,
-        refine: true,
-      },
-    };
+    return walkOutcome(m, bad);
   },
 };
