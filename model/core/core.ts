@@ -197,6 +197,18 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
     let lastIssue = s.lastIssue;
     const records: IssueRecord[] = [];
     const stalled: StallRecord[] = [];
+    /** The state at the end of this cycle, from the values accumulated so far. */
+    const after = (): CoreState => ({
+      machine: ms,
+      cycle: cycle + 1,
+      boards,
+      last,
+      trail,
+      lastIssue,
+      counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
+      ...(duals ? { duals } : {}),
+      ...(units ? { collector: units } : {}),
+    });
     for (const k of warpOrder(config.scheduler, warps, s.last)) {
       if (records.length >= config.issueWidth) break;
       const ws = ms.warps[k]!;
@@ -346,17 +358,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
             .trim()} at ${fmt.pc(pc)}`;
         return {
           kind: 'stop',
-          state: {
-            machine: ms,
-            cycle: cycle + 1,
-            boards,
-            last,
-            trail,
-            lastIssue,
-            counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
-            ...(duals ? { duals } : {}),
-            ...(units ? { collector: units } : {}),
-          },
+          state: after(),
           stop: {
             verdict: 'violation',
             property: 'war-hazard',
@@ -371,18 +373,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       }
     }
     if (records.length === 0) idle++;
-    const state: CoreState = {
-      machine: ms,
-      cycle: cycle + 1,
-      boards,
-      last,
-      trail,
-      lastIssue,
-      counters: { cycles: cycle + 1, issued, activeLanes, idle, stalls, falseStalls },
-      ...(duals ? { duals } : {}),
-      ...(units ? { collector: units } : {}),
-    };
-    return { kind: 'running', state, issued: records, stalled };
+    return { kind: 'running', state: after(), issued: records, stalled };
   }
 
   return {
