@@ -43,7 +43,7 @@ describe('warpcheck check', () => {
     expect(cx.warpSize).toBe(2);
     expect(cx.instructions).toBeLessThanOrEqual(12);
     expect(cx).toMatchObject({ verdict: 'deadlock', kind: 'livelock' });
-    expect(cx.saved).toMatch(/termination\/simt-stack\.[0-9a-f]{8}\.json$/);
+    expect(cx.saved).toMatch(/termination\/simt-stack-[0-9a-f]{8}\.json$/);
     const rep = await run(['replay', cx.saved!, '--json']);
     expect(rep.code).toBe(0);
     expect(JSON.parse(rep.out)).toMatchObject({ verdict: 'deadlock', kind: 'livelock', ok: true });

@@ -354,7 +354,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON (the seed goes to stderr)', false)
     .addHelpText(
       'after',
-      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${LAWS.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay counterexamples/termination/simt-stack.<hash>.json\n`,
+      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${LAWS.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay counterexamples/termination/simt-stack-<hash>.json\n`,
     )
     .action((o: Record<string, unknown>) => {
       status.code = runCheck(

@@ -26,7 +26,7 @@ describe('hanoi with 4 B registers', () => {
     });
 
   it('priority-independence fails: a WARPSYNC takes a B register the compiler allocated (finding)', () => {
-    // Found by P7 (counterexamples/priority-independence/hanoi.302f2104.json): with 4 registers
+    // Found by P7 (counterexamples/priority-independence/hanoi-302f2104.json): with 4 registers
     // even the highest free one (warpsync-alloc=highest) is B3, which the compiled code uses for a
     // region on the other path. Taken-first runs the WARPSYNC path first, its register is then
     // overwritten by that BSSY, and the warp deadlocks; majority order runs the region first and

@@ -90,7 +90,13 @@ export function scenarioProgram(
  * if the name exists (then an identical file is kept, and a different one gets a `-2`, `-3` … name).
  * Returns the path written (or the identical file already there).
  */
-export function saveScenario(dir: string, stem: string, s: Scenario): string {
+/**
+ * Saves `s` as `<dir>/<stem><sep><content hash>.json` (atomically; an existing file is never
+ * overwritten — the same content is found again, other content gets `-2`, `-3`, …). Law
+ * counterexamples use `-` (`counterexamples/<law>/<mechanism>-<hash>.json`, issue 4), `explore`
+ * uses `.` after its `<listing>.<mechanism>.<verdict>` stem.
+ */
+export function saveScenario(dir: string, stem: string, s: Scenario, sep: '.' | '-' = '.'): string {
   mkdirSync(dir, { recursive: true });
   const text = scenarioText(s);
   const hash = createHash('sha256').update(text).digest('hex').slice(0, 8);
@@ -99,7 +105,7 @@ export function saveScenario(dir: string, stem: string, s: Scenario): string {
   writeFileSync(tmp, text, { flag: 'wx' });
   try {
     for (let n = 1; n < 1000; n++) {
-      const path = join(dir, `${safe}.${hash}${n === 1 ? '' : `-${n}`}.json`);
+      const path = join(dir, `${safe}${sep}${hash}${n === 1 ? '' : `-${n}`}.json`);
       try {
         linkSync(tmp, path);
         return path;

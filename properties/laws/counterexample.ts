@@ -67,5 +67,10 @@ export function saveCounterexample(
   cx: Counterexample,
   by: string,
 ): string {
-  return saveScenario(join(dir, law), mechanism, counterexampleScenario(law, mechanism, cx, by));
+  return saveScenario(
+    join(dir, law),
+    mechanism,
+    counterexampleScenario(law, mechanism, cx, by),
+    '-',
+  );
 }
