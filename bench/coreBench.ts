@@ -51,8 +51,8 @@ export const coreCells = (c: CoreBench): string[] => [
 export function runCoreBench(quick: boolean): CoreBench[] {
   const rows: { workload: string; file?: string; mechanism: string; w: number; k: number }[] = [
     { workload: 'spinlock', mechanism: 'its', w: 32, k: quick ? 2 : 8 },
-    { workload: 'divergent loads', file: LOADS, mechanism: 'simt-stack', w: 32, k: quick ? 4 : 32 },
-    { workload: 'divergent loads', file: LOADS, mechanism: 'mp-ipdom', w: 32, k: quick ? 4 : 32 },
+    { workload: 'divergent loads', file: LOADS, mechanism: 'simt-stack', w: 32, k: quick ? 4 : 8 },
+    { workload: 'divergent loads', file: LOADS, mechanism: 'mp-ipdom', w: 32, k: quick ? 4 : 8 },
   ];
   return rows.map((r) => {
     const machine = spinlockMachine({ mechanism: r.mechanism, warpSize: r.w, warps: r.k }, r.file);
