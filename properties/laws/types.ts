@@ -34,6 +34,11 @@ export interface LawFinding {
   readonly refine: boolean;
   /** Figures the law reports beside pass/fail (e.g. the Levenshtein discrepancy of two traces). */
   readonly measures?: Readonly<Record<string, number>>;
+  /**
+   * The listing `schedule` runs on, when the law checks a transformation of the kernel (P8: the
+   * compiled program); absent: the kernel's own text.
+   */
+  readonly program?: string;
 }
 
 export type LawOutcome =
@@ -63,7 +68,7 @@ export interface KernelSource {
 export interface Law {
   /** Stable name: `termination`, `no-lane-lost`, … (used in `counterexamples/<law>/`). */
   readonly id: string;
-  /** P1…P7 of issue 4. */
+  /** P1…P8 of issue 4. */
   readonly tag: string;
   /** What it says, with its source (seed §, SEMANTICS §). */
   readonly description: string;
