@@ -17,142 +17,61 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileTuring, printCompiled, type TuringOptions } from '../model/compile/index.ts';
-import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
-import { formatDiagnostic, parseSass } from '../model/isa/index.ts';
-import { readReg } from '../model/lanes/laneData.ts';
-import type { Machine, MachineState } from '../model/machine/machine.ts';
-import { launchOf, load, machineOf } from '../model/testing/run.ts';
-import { machineFor as sessionMachine } from '../model/scenario/session.ts';
+import type { TuringOptions } from '../model/compile/index.ts';
+import { explore } from '../model/explore/exhaustive.ts';
+import type { Machine } from '../model/machine/machine.ts';
 import { spinlockKernel } from './arbitraries/kernels.ts';
 import { IDIOMS, structuredKernel } from './arbitraries/structured.ts';
 import { unstructuredKernel } from './arbitraries/unstructured.ts';
+import { lawOptions } from './laws/campaign.ts';
+import type { GeneratedKernel } from './laws/types.ts';
+import {
+  compiled as compileListing,
+  machineOfText,
+  preservesLanes as preservesLanesOutcome,
+  terminatesOnHanoi,
+  verdictOf,
+  type CompiledListing,
+  type P8Outcome,
+} from './laws/compileHelpers.ts';
 
+// The shared logic lives in `laws/compileHelpers.ts` (law P8 of the registry runs it as a
+// campaign, `warpcheck check --property P8`); here: fast-check wrappers with their own seeds and
+// kernel shapes (two warps, depth 3), and the expected failure (c).
 const budget = { maxStates: 20_000, maxDepth: 5_000, timeoutMs: 5_000 };
 
-/**
- * A machine for a listing. Hanoi's WARPSYNC takes the lowest free B register by default, which
- * the regions a compiler placed on another path may be about to use
- * (`scenarios/finding-hanoi-warpsync-register.sass`); the laws run it with the highest instead.
- */
+/** The compiled listing; a pass that rejects a generated kernel fails the test. */
+export function compiled(text: string, options: TuringOptions): CompiledListing {
+  const r = compileListing(text, options);
+  return r.ok ? r.value : expect.fail(r.error);
+}
+
+/** Hanoi without the `refines-its` check, for (b) and (c), which are about termination. */
+const hanoiUnrefined = (text: string): Machine =>
+  machineOfText(text, 'hanoi', lawOptions('hanoi'), false);
 const machineFor = (text: string, mechanism: string): Machine =>
-  machineOf(text, mechanism, {
-    options: mechanism === 'hanoi' ? { 'warpsync-alloc': 'highest' } : {},
-  });
+  machineOfText(text, mechanism, lawOptions(mechanism));
 
 /**
- * Hanoi without the `refines-its` check, for law (b), which is about termination: Hanoi's known
- * departures from its (WARPSYNC at two instructions, one waiting mask — docs/semantics.md) are
- * P6's business, and a violation would end the search before a livelock could show.
+ * A P8 outcome as a fast-check property: outside the premise is discarded (`fc.pre`), a budget
+ * that ran out is inconclusive (counted), a failure fails with the law's message.
  */
-function hanoiUnrefined(text: string): Machine {
-  const loaded = load(text);
-  const m = sessionMachine(
-    loaded,
-    launchOf(loaded),
-    'hanoi',
-    { 'warpsync-alloc': 'highest' },
-    'ascending',
-    false,
-    false,
-  );
-  if (!m.ok) return expect.fail(m.error.join('; '));
-  return m.value;
+function counted(out: P8Outcome, stats: { conclusive: number; runs: number }): void {
+  stats.runs++;
+  fc.pre(out.ok !== 'pre');
+  if (out.ok === 'skip') return;
+  stats.conclusive++;
+  if (out.ok === false) expect.fail(out.finding.message);
 }
-const verdictOf = (r: ExploreResult) => (r.kind ? `${r.verdict}/${r.kind}` : r.verdict);
-
-/** The compiled listing and, per compiled PC, its source PC (null: inserted). */
-export function compiled(
-  text: string,
-  options: TuringOptions,
-): { text: string; origin: readonly (number | null)[] } {
-  const parsed = parseSass(text, { file: 'kernel.sass' });
-  if (!parsed.ok) return expect.fail(parsed.error.map(formatDiagnostic).join('\n'));
-  const r = compileTuring(parsed.value.program, options);
-  if (!r.ok) return expect.fail(r.error.map(formatDiagnostic).join('\n') + '\n' + text);
-  return {
-    text: printCompiled(r.value.program, parsed.value.directives),
-    origin: r.value.origin,
-  };
-}
-
-/**
- * General registers a listing names, minus those loaded with a code address (`MOV R20, label`:
- * a return address, which moves with the code by design).
- */
-const sourceRegisters = (text: string): number[] => {
-  const named = new Set<number>();
-  for (const m of text.matchAll(/\bR(\d+)\b/g)) named.add(Number(m[1]));
-  for (const m of text.matchAll(/\bMOV R(\d+), [.A-Za-z_$]/g)) named.delete(Number(m[1]));
-  return [...named].sort((a, b) => a - b);
-};
-
-interface Run {
-  /** Per thread (warp · W + lane): the source PCs it executed, in order. */
-  readonly traces: readonly (readonly number[])[];
-  readonly final: MachineState;
-}
-
-/** Runs the first choice in every state to the end, recording per-lane source-PC traces. */
-function runFirst(machine: Machine, origin: (pc: number) => number | null, maxSteps = 20_000): Run {
-  const w = machine.launch.warpSize;
-  const traces: number[][] = Array.from({ length: w * machine.launch.warps }, () => []);
-  let s = machine.initial();
-  for (let i = 0; i < maxSteps; i++) {
-    if (machine.status(s) !== 'running') return { traces, final: s };
-    const t = machine.successors(s)[0]!;
-    if (t.stop) return expect.fail(`stopped: ${t.stop.verdict}: ${t.stop.message}`);
-    const src = origin(t.issue.pc);
-    const issued = [t.issue, ...(t.issue.merged ? [t.issue.merged] : [])];
-    if (src !== null)
-      for (const is of issued)
-        for (let l = 0; l < w; l++) if ((is.mask >>> l) & 1) traces[t.warp * w + l]!.push(src);
-    s = t.next!;
-  }
-  return expect.fail(`no end after ${maxSteps} steps`);
-}
-
-/** The given registers of every thread. */
-const registersOf = (m: Machine, s: MachineState, regs: readonly number[]): number[][] =>
-  s.warps.map((warp) =>
-    Array.from({ length: m.launch.warpSize }, (_, l) =>
-      regs.map((r) => readReg(warp.data, m.ctx.layout, l, r)),
-    ).flat(),
-  );
 
 /** Checks law (a) on one kernel for one mechanism and compile setting. */
-function preservesLanes(
-  { text, classes }: { text: string; classes: ReadonlySet<string> },
+const preservesLanes = (
+  k: Pick<GeneratedKernel, 'text' | 'classes'>,
   mechanism: string,
   options: TuringOptions,
   stats: { conclusive: number; runs: number },
-): void {
-  stats.runs++;
-  const src = explore(machineFor(text, 'its'), budget);
-  fc.pre(src.verdict === 'terminates');
-  fc.pre(mechanism === 'its' || !departs(text));
-  const out = compiled(text, options);
-  const m = machineFor(out.text, mechanism);
-  const result = explore(m, budget);
-  if (result.bound !== null) return; // inconclusive
-  stats.conclusive++;
-  expect(verdictOf(result), out.text).toBe('terminates');
-  const ms = machineFor(text, 'its');
-  const a = runFirst(ms, (pc) => pc);
-  const b = runFirst(m, (pc) => out.origin[pc] ?? null);
-  expect(b.traces, out.text).toEqual(a.traces);
-  const hi = sourceRegisters(text);
-  expect(registersOf(m, b.final, hi)).toEqual(registersOf(ms, a.final, hi));
-  // Kernels with calls keep return addresses on a memory stack: code addresses, which move.
-  if (!classes.has('call')) expect(b.final.memory).toEqual(a.final.memory);
-}
-
-/**
- * Hanoi departs from its on the plain source itself (a `refines-its` violation: WARPSYNC at two
- * instructions, the one waiting mask — docs/semantics.md, hanoi): the pass cannot be blamed there.
- */
-const departs = (text: string): boolean =>
-  explore(machineFor(text, 'hanoi'), budget).verdict === 'violation';
+): void =>
+  counted(preservesLanesOutcome(k, mechanism, options, lawOptions(mechanism), budget), stats);
 
 // Deterministic kernels, small enough for exhaustive search (W ≤ 4, K ≤ 2).
 const deterministic = structuredKernel({
@@ -232,16 +151,8 @@ describe('P8 (b): the deadlock-aware pass terminates on hanoi whenever the sourc
       fc.property(
         structuredKernel({ maxWarpSize: 4, maxWarps: 2, maxDepth: 2, idioms: noCalls }),
         fc.constantFrom(2, 16),
-        (k, registers) => {
-          stats.runs++;
-          const src = explore(machineFor(k.text, 'its'), budget);
-          fc.pre(src.verdict === 'terminates');
-          const out = compiled(k.text, { registers });
-          const r = explore(hanoiUnrefined(out.text), budget);
-          if (r.bound !== null) return;
-          stats.conclusive++;
-          expect(verdictOf(r), out.text).toBe('terminates');
-        },
+        (k, registers) =>
+          counted(terminatesOnHanoi(k.text, { registers }, lawOptions('hanoi'), budget), stats),
       ),
       { seed: 8003, numRuns: 200 },
     );

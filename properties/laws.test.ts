@@ -25,6 +25,7 @@ const RUNS: Readonly<Record<string, number>> = {
   'break-bmov': 40,
   'trace-equivalence': 60,
   'priority-independence': 30,
+  'compile-preserves': 60,
 };
 /** Where a declared failure is rare, enough runs that it shows (else "did not occur" fails). */
 const RUNS_FOR: Readonly<Record<string, number>> = { 'trace-equivalence/hanoi': 150 };
