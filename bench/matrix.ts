@@ -37,7 +37,9 @@ export function expectationsTable(): string {
   const lines = ['| mechanism | law | kernel class | why |', '| --- | --- | --- | --- |'];
   for (const m of MECHANISMS)
     for (const e of EXPECTATIONS.filter((x) => x.mechanism === m.id && x.expect === 'fails'))
-      lines.push(`| \`${m.id}\` | ${e.law} | ${e.class} | ${cell(e.reason)} |`);
+      lines.push(
+        `| \`${m.id}\` | ${e.law} | ${e.class}${e.with ? ` + ${e.with}` : ''} | ${cell(e.reason)} |`,
+      );
   return lines.join('\n') + '\n';
 }
 

@@ -52,7 +52,9 @@ describe('hand-written and saved scenarios replay to their expectations', () => 
         if (!law) throw new Error(`${file}: no law '${s.value.law}' in properties/laws`);
         if (!('text' in s.value.program))
           throw new Error('a saved counterexample embeds its program');
-        const out = law.check(kernelOfText(s.value.program.text), s.value.mechanism, {
+        const source = s.value.found?.['source'];
+        const text = typeof source === 'string' ? source : s.value.program.text;
+        const out = law.check(kernelOfText(text), s.value.mechanism, {
           options: m.machine.options,
           budget: DEFAULT_BUDGET,
         });

@@ -20,7 +20,16 @@ export function counterexampleScenario(
   by: string,
 ): Scenario {
   const f = cx.finding;
-  const { machine, loaded } = build(cx.kernel, mechanism, f.options, f.refine);
+  // A law that checks a derived program (P8: the compiled listing) reports it in `program`: the
+  // scenario replays that program; the generated source stays in `found.source` so the law can be
+  // re-checked on it (scenarios.test.ts).
+  const programText = f.program ?? cx.kernel.text;
+  const { machine, loaded } = build(
+    { ...cx.kernel, text: programText },
+    mechanism,
+    f.options,
+    f.refine,
+  );
   const asFinding: Finding = {
     // `incomplete` is set below: scenarioFromFinding speaks the explorer's verdicts only.
     verdict: f.verdict === 'incomplete' ? 'terminates' : f.verdict,
@@ -32,7 +41,7 @@ export function counterexampleScenario(
   };
   const s = scenarioFromFinding({
     name: `${law} on ${mechanism}${cx.expected.length ? ' (expected failure)' : ''}`,
-    programText: cx.kernel.text,
+    programText,
     entry: loaded.header.entry,
     strict: false,
     refine: f.refine,
@@ -48,6 +57,7 @@ export function counterexampleScenario(
         ? { expected: cx.expected.map((e) => `${e.class}: ${e.reason}`) }
         : {}),
       ...(f.measures ? { measures: f.measures } : {}),
+      ...(f.program !== undefined ? { source: cx.kernel.text } : {}),
     },
   });
   return {
