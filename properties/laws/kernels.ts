@@ -75,7 +75,9 @@ export function classesOf(text: string): Set<KernelClass> {
 
 /** The expectation classes of a kernel: its own, and those derived for the table. */
 export function expectationClasses(k: GeneratedKernel): Set<ExpectationClass> {
-  const out = new Set<ExpectationClass>(k.classes);
+  // The generator's classes and those read off the listing's structure (a shrunk kernel's
+  // generator classes can miss a shape the text plainly has, e.g. a WARPSYNC left in an if).
+  const out = new Set<ExpectationClass>([...k.classes, ...classesOf(k.text)]);
   out.add('any');
   // Busy waiting of either shape (a spin loop, or the Barnes-Hut lock taken inside an if).
   const busy = k.classes.has('spin') || k.classes.has('lock-in-if');
