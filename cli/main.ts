@@ -325,8 +325,8 @@ function program(io: Io, status: { code: number }): Command {
   cmd
     .command('check')
     .description(
-      'property campaigns: generate kernels with fast-check, check each law (P1 termination … P7 ' +
-        'priority independence) on each mechanism, shrink what fails and save it as a scenario',
+      'property campaigns: generate kernels with fast-check, check each law (P1 termination … P8 ' +
+        'compile preserves semantics) on each mechanism, shrink what fails and save it as a scenario',
     )
     .option(
       '-p, --property <list>',
