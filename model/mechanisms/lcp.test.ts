@@ -313,26 +313,4 @@ describe('lcp laws (random annotations on generated kernels)', () => {
       { seed: 20261223, numRuns: 100 },
     );
   });
-  it('lanePcs reports every live lane, and each lane next issues at a PC reported for it', () => {
-    fc.assert(
-      fc.property(annotated, ({ text }) => {
-        const m = machineOf(text, 'lcp');
-        for (const s of reachableStates(m, 800)) {
-          const [live] = m.live(s);
-          const at = new Map<number, Set<number>>();
-          let seen = 0;
-          m.mechanism.lanePcs!(s.warps[0]!.mech, (pc, mask) => {
-            seen |= mask;
-            for (let l = 0; l < 32; l++)
-              if ((mask >>> l) & 1) at.set(l, (at.get(l) ?? new Set()).add(pc));
-          });
-          expect((live! & ~seen) >>> 0, text).toBe(0);
-          for (const t of m.successors(s))
-            for (let l = 0; l < 32; l++)
-              if ((t.issue.mask >>> l) & 1) expect(at.get(l)?.has(t.issue.pc), text).toBe(true);
-        }
-      }),
-      { seed: 20261224, numRuns: 40 },
-    );
-  });
 });

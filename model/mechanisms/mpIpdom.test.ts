@@ -314,29 +314,6 @@ describe('law: per-lane traces equal its on lanes that never communicate', () =>
 });
 
 describe('the dead-value reduction keeps mp-ipdom verdicts (lanePcs contract)', () => {
-  it('lanePcs reports every live lane, and each lane next issues at a PC reported for it', () => {
-    fc.assert(
-      fc.property(divergentKernel({ forwardOnly: false, maxSteps: 8 }), ({ text }) => {
-        const m = machineOf(text, 'mp-ipdom');
-        for (const s of reachableStates(m, 800)) {
-          const [live] = m.live(s);
-          const at = new Map<number, Set<number>>();
-          let seen = 0;
-          m.mechanism.lanePcs!(s.warps[0]!.mech, (pc, mask) => {
-            seen |= mask;
-            for (let l = 0; l < 32; l++)
-              if ((mask >>> l) & 1) at.set(l, (at.get(l) ?? new Set()).add(pc));
-          });
-          expect((live! & ~seen) >>> 0, text).toBe(0);
-          // A lane issued by a successor step issues at a PC reported for it now.
-          for (const t of m.successors(s))
-            for (let l = 0; l < 32; l++)
-              if ((t.issue.mask >>> l) & 1) expect(at.get(l)?.has(t.issue.pc), text).toBe(true);
-        }
-      }),
-      { seed: 20261205, numRuns: 40 },
-    );
-  });
   it('reduced and plain searches agree on generated kernels', () => {
     fc.assert(
       fc.property(divergentKernel({ forwardOnly: false, maxSteps: 8 }), ({ text }) => {
