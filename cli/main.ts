@@ -208,6 +208,12 @@ function program(io: Io, status: { code: number }): Command {
       positiveInt('--warps'),
     )
     .option('--max-cycles <N>', 'cycle budget per run', positiveInt('--max-cycles'), 1_000_000)
+    .option(
+      '--explore',
+      'search every scheduler choice instead of simulating one scheduler: does some schedule block, stop or cycle? (--max-cycles is the depth budget)',
+      false,
+    )
+    .option('--max-states <N>', 'state budget of --explore', positiveInt('--max-states'), 200_000)
     .option('--timeout <S>', 'time budget in seconds per run', positiveNumber('--timeout'), 30)
     .addOption(
       new Option('--atomic-order <order>', 'which lane wins an atomic race')
@@ -237,6 +243,8 @@ function program(io: Io, status: { code: number }): Command {
           units: o['units'] as number,
           issueWidth: o['issueWidth'] as number,
           maxCycles: o['maxCycles'] as number,
+          explore: o['explore'] as boolean,
+          maxStates: o['maxStates'] as number,
           timeout: o['timeout'] as number,
           json: o['json'] as boolean,
           strict: o['strict'] as boolean,

@@ -122,3 +122,42 @@ describe('warpcheck simulate on every bundled listing', () => {
     }
   }, 300_000);
 });
+
+describe('warpcheck simulate --explore', () => {
+  it('searches every scheduler choice: divergent loads end under every schedule; an unfair schedule spins forever on the spinlock', async () => {
+    const loads = join(root, 'scenarios', 'core', 'divergent-loads.sass');
+    const r = await run([
+      'simulate',
+      loads,
+      '--explore',
+      '-m',
+      'simt-stack,mp-ipdom',
+      '--scoreboard',
+      'warp,mask',
+      '--latency',
+      'alu=1,shared=2,global=3',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out) as { results: { verdict: string }[] };
+    expect(json.results.map((x) => x.verdict)).toEqual([
+      'terminates',
+      'terminates',
+      'terminates',
+      'terminates',
+    ]);
+    const s = await run([
+      'simulate',
+      spinlock,
+      '--explore',
+      '-m',
+      'its',
+      '--latency',
+      'alu=1,shared=1,global=1',
+      '--warp-size',
+      '2',
+    ]);
+    expect(s.code).toBe(0);
+    expect(s.out).toMatch(/its\s+warp\s+cycle/);
+  });
+});

@@ -3,6 +3,9 @@ import { parseLatencies } from '../model/core/latency.ts';
 import { SCHEDULERS, type SchedulerKind } from '../model/core/scheduler.ts';
 import { SCOREBOARD_KINDS, type ScoreboardKind } from '../model/core/scoreboard.ts';
 import { simulate, type SimulationResult } from '../model/core/simulate.ts';
+import { exploreCore, type CoreSearchResult } from '../model/core/exploreCore.ts';
+import type { Latencies } from '../model/core/latency.ts';
+import type { Machine } from '../model/machine/machine.ts';
 import { COLLECTOR_KINDS, type CollectorKind } from '../model/core/operandCollector.ts';
 import { colourVerdict, millis, table, thousands, type Io } from './output.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
@@ -22,6 +25,9 @@ export interface SimulateArgs extends PrepareArgs {
   readonly maxCycles: number;
   readonly timeout: number;
   readonly json: boolean;
+  /** Search every scheduler choice (`exploreCore`) instead of simulating one scheduler. */
+  readonly explore?: boolean;
+  readonly maxStates?: number;
 }
 
 /** A comma list of allowed values, or `all`; errors name the allowed values. */
@@ -76,6 +82,7 @@ export function runSimulate(a: SimulateArgs, io: Io): number {
   }
   const prepared = prepareMachines(a, io);
   if (typeof prepared === 'number') return prepared;
+  if (a.explore) return runCoreSearch(a, io, prepared.machines, scoreboards, latencies.value);
   const rows: {
     mechanism: string;
     scheduler: SchedulerKind;
@@ -178,4 +185,72 @@ export function runSimulate(a: SimulateArgs, io: Io): number {
   // A run that ends in a finding (a violation such as war-hazard, undefined behaviour, a blocked
   // warp) makes the exit status 1, as for other commands; a cycle budget is not a finding.
   return rows.some((r) => r.result.end.kind === 'stop' || r.result.end.kind === 'blocked') ? 1 : 0;
+}
+
+/**
+ * `simulate --explore`: every scheduler choice instead of one scheduler (model/core/exploreCore.ts);
+ * one row per mechanism × scoreboard. Exit 1 when some schedule blocks or stops.
+ */
+function runCoreSearch(
+  a: SimulateArgs,
+  io: Io,
+  machines: readonly { readonly id: string; readonly machine: Machine }[],
+  scoreboards: readonly ScoreboardKind[],
+  latencies: Latencies,
+): number {
+  const rows: { mechanism: string; scoreboard: ScoreboardKind; result: CoreSearchResult }[] = [];
+  for (const { id, machine } of machines)
+    for (const scoreboard of scoreboards) {
+      if (scoreboard === 'dual') continue;
+      const core = createCore(machine, {
+        scheduler: 'lrr',
+        scoreboard,
+        latencies,
+        issueWidth: 1,
+      });
+      rows.push({
+        mechanism: id,
+        scoreboard,
+        result: exploreCore(core, {
+          maxStates: a.maxStates ?? 200_000,
+          maxDepth: a.maxCycles,
+          timeoutMs: a.timeout * 1000,
+        }),
+      });
+    }
+  if (a.json)
+    io.out(
+      JSON.stringify(
+        {
+          file: a.file,
+          latencies,
+          results: rows.map((r) => ({
+            mechanism: r.mechanism,
+            scoreboard: r.scoreboard,
+            ...r.result,
+          })),
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+  else {
+    io.out(
+      `${a.file}: every scheduler choice, issue width 1 (the dual scoreboard and operand collectors are not searched)\n\n`,
+    );
+    io.out(
+      table(
+        io.colour,
+        ['mechanism', 'scoreboard', 'verdict', 'states', 'message'],
+        rows.map((r) => [
+          r.mechanism,
+          r.scoreboard,
+          colourVerdict(io.colour, r.result.verdict),
+          thousands(r.result.states),
+          r.result.message,
+        ]),
+      ),
+    );
+  }
+  return rows.some((r) => r.result.verdict === 'blocked' || r.result.verdict === 'stop') ? 1 : 0;
 }

@@ -1,6 +1,6 @@
 import { operandsOf } from '../isa/operands.ts';
 import { printInstruction } from '../isa/printProgram.ts';
-import type { Machine, MachineState, Stop } from '../machine/machine.ts';
+import type { Machine, MachineState, Stop, WarpStep } from '../machine/machine.ts';
 import { popcount } from '../lanes/execute.ts';
 import { latencyClassOf, type Latencies, DEFAULT_LATENCIES } from './latency.ts';
 import { hazard, keysOf, reserve, retire, type Board, type ScoreboardKind } from './scoreboard.ts';
@@ -152,8 +152,13 @@ export interface Core {
   readonly machine: Machine;
   readonly config: CoreConfig;
   initial(): CoreState;
-  /** One cycle: retire writes, offer the slot(s) in scheduler order, issue what has no hazard. */
-  stepCycle(s: CoreState): CycleResult;
+  /**
+   * One cycle: retire writes, offer the slot(s) in scheduler order, issue what has no hazard.
+   * With `force` (one of `options(s)`), that step of that warp issues instead.
+   */
+  stepCycle(s: CoreState, force?: { warp: number; step: number }): CycleResult;
+  /** The (warp, step) pairs that could issue in this cycle (see `exploreCore`). */
+  options(s: CoreState): { warp: number; step: number }[];
 }
 
 export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE): Core {
@@ -182,7 +187,48 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
           units: config.collectorUnits ?? DEFAULT_UNITS,
         };
 
-  function stepCycle(s: CoreState): CycleResult {
+  /** Whether warp k's step `st` waits on the scoreboard now, and what the lane-mask rule says. */
+  function waitsOf(board: Board, dualBoard: DualBoard | undefined, st: WarpStep) {
+    // A merged issue (opcode-convergent, seed 002 §4.5) waits when either half would.
+    const h0 = hazard(board, info[st.issue.pc]!.touched, st.issue.mask);
+    const m = st.issue.merged;
+    const h1 = m ? hazard(board, info[m.pc]!.touched, m.mask) : h0;
+    const h = { warp: h0.warp || h1.warp, mask: h0.mask || h1.mask };
+    const e = dualBoard ? enter(dualBoard, st.issue) : null;
+    const waits = e
+      ? dualWaits(e.board, e.role, info[st.issue.pc]!.touched, m ? info[m.pc]!.touched : null)
+      : config.scoreboard === 'warp'
+        ? h.warp
+        : h.mask;
+    return { waits, h, e };
+  }
+
+  /**
+   * Every (warp, step) that may issue in this cycle — enabled, a collector unit free, no hazard
+   * (one per candidate: the first step of each group). `exploreCore` branches over these instead
+   * of following the scheduler and the fair choice.
+   */
+  function options(s: CoreState): { warp: number; step: number }[] {
+    if (machine.status(s.machine) !== 'running') return [];
+    const cycle = s.cycle;
+    const units = coll ? held(s.collector ?? [], cycle) : undefined;
+    const out: { warp: number; step: number }[] = [];
+    for (let k = 0; k < warps; k++) {
+      const steps = machine.warpSteps(k, s.machine.warps[k]!, s.machine.memory);
+      if (!steps.enabled) continue;
+      if (coll && freeUnits(units!, cycle, coll) <= 0) continue;
+      const board = retire(s.boards[k]!, cycle);
+      const dualBoard = dual ? dualRetire((s.duals ?? [])[k]!, cycle) : undefined;
+      for (let i = 0; i < steps.steps.length; i++) {
+        const st = steps.steps[i]!;
+        if (i > 0 && steps.steps[i - 1]!.group === st.group) continue;
+        if (!waitsOf(board, dualBoard, st).waits) out.push({ warp: k, step: i });
+      }
+    }
+    return out;
+  }
+
+  function stepCycle(s: CoreState, force?: { warp: number; step: number }): CycleResult {
     const status = machine.status(s.machine);
     if (status === 'terminated') return { kind: 'terminated', state: s };
     if (status === 'blocked') return { kind: 'blocked', state: s };
@@ -209,7 +255,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       ...(duals ? { duals } : {}),
       ...(units ? { collector: units } : {}),
     });
-    for (const k of warpOrder(config.scheduler, warps, s.last)) {
+    for (const k of force ? [force.warp] : warpOrder(config.scheduler, warps, s.last)) {
       if (records.length >= config.issueWidth) break;
       const ws = ms.warps[k]!;
       const steps = machine.warpSteps(k, ws, ms.memory);
@@ -217,9 +263,8 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       // Structural: an issue needs a free collector unit (seed 002 §2.5).
       if (coll && freeUnits(units!, cycle, coll) <= 0) continue;
       // Among the candidates without a hazard (free-choice mechanisms offer several), the one
-      // whose longest-waiting lane has waited longest issues (see `lastIssue`).
-      // The first candidate without a hazard issues (the mechanism's own order of candidates;
-      // free-choice mechanisms offer several, and the core takes the first that is ready).
+      // whose longest-waiting lane has waited longest issues (see `lastIssue`); a forced step
+      // (`exploreCore`) is the only one considered.
       let chosen = -1;
       let chosenDual: ReturnType<typeof enter> | null = null;
       let chosenAge = Infinity;
@@ -238,17 +283,9 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       for (let i = 0; i < steps.steps.length; i++) {
         const st = steps.steps[i]!;
         if (i > 0 && steps.steps[i - 1]!.group === st.group) continue;
-        // A merged issue (opcode-convergent, seed 002 §4.5) waits when either half would.
-        const h0 = hazard(boards[k]!, info[st.issue.pc]!.touched, st.issue.mask);
+        if (force && i !== force.step) continue;
         const m = st.issue.merged;
-        const h1 = m ? hazard(boards[k]!, info[m.pc]!.touched, m.mask) : h0;
-        const h = { warp: h0.warp || h1.warp, mask: h0.mask || h1.mask };
-        const e = dual ? enter(duals![k]!, st.issue) : null;
-        const waits = e
-          ? dualWaits(e.board, e.role, info[st.issue.pc]!.touched, m ? info[m.pc]!.touched : null)
-          : config.scoreboard === 'warp'
-            ? h.warp
-            : h.mask;
+        const { waits, h, e } = waitsOf(boards[k]!, dual ? duals![k]! : undefined, st);
         if (waits) {
           waited.push({ pc: st.issue.pc, mask: st.issue.mask, ...(m ? { merged: m } : {}) });
           if (!h.mask) maskFree = true;
@@ -379,6 +416,7 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
   return {
     machine,
     config,
+    options,
     initial: () => ({
       machine: machine.initial(),
       cycle: 0,

@@ -5,3 +5,4 @@ export * from './scoreboard.ts';
 export * from './simulate.ts';
 export * from './dualScoreboard.ts';
 export * from './operandCollector.ts';
+export * from './exploreCore.ts';
