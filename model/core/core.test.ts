@@ -6,25 +6,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explore } from '../explore/exhaustive.ts';
-import type { Machine, MachineState } from '../machine/machine.ts';
-import { machineOf } from '../testing/run.ts';
+import { machineOf, replay } from '../testing/run.ts';
 import { divergentKernel, spinlockKernel } from '../../properties/arbitraries/kernels.ts';
 import { structuredKernel } from '../../properties/arbitraries/structured.ts';
 import { readFileSync } from 'node:fs';
-import { createCore, scheduleOf, type CoreConfig } from './core.ts';
+import { createCore, scheduleOf } from './core.ts';
 import { DEFAULT_LATENCIES, parseLatencies } from './latency.ts';
 import { simulate } from './simulate.ts';
+import { coreConfig, SPINLOCK_W2 } from './coreTesting.ts';
 import { MECHANISMS } from '../mechanisms/registry.ts';
 
 const ALL = MECHANISMS.map((f) => f.id);
 
-const cfg = (o: Partial<CoreConfig> = {}): CoreConfig => ({
-  scheduler: 'lrr',
-  scoreboard: 'warp',
-  latencies: { alu: 4, sfu: 20, shared: 30, global: 200 },
-  issueWidth: 1,
-  ...o,
-});
+const cfg = coreConfig;
 
 const chain = (warps: number) => `// @warpcheck warp-size=1 warps=${warps}
 	Function : chain
@@ -99,20 +93,7 @@ describe('core: per-warp vs lane-mask scoreboard (seed 004)', () => {
 
 describe('core: bounds and ends', () => {
   it('a livelocked mechanism runs into the cycle budget: bound-reached, never terminated', () => {
-    const spin = machineOf(
-      `// @warpcheck warp-size=2 warps=1 mem[0x100]=0
-	Function : spin
-        MOV R2, 0x100 ;
-        MOV R3, 0x1 ;
-.L_acquire:
-        ATOMS.CAS R0, [R2], RZ, R3 ;
-        ISETP.NE.AND P0, PT, R0, RZ, PT ;
-   @P0  BRA \`(.L_acquire) ;
-        ATOMS.EXCH RZ, [R2], RZ ;
-        EXIT ;
-`,
-      'simt-stack',
-    );
+    const spin = machineOf(SPINLOCK_W2, 'simt-stack');
     const r = simulate(createCore(spin, cfg()), { maxCycles: 5_000, timeoutMs: 10_000 });
     expect(r.end).toEqual({ kind: 'bound-reached', bound: 'cycles' });
   });
@@ -126,17 +107,6 @@ describe('core: bounds and ends', () => {
     expect(parseLatencies('alu=0').ok).toBe(false);
   });
 });
-
-/** Replays a machine schedule (indices into `successors`) from the initial state. */
-function replaySchedule(m: Machine, schedule: readonly number[]): MachineState {
-  let s = m.initial();
-  for (const i of schedule) {
-    const t = m.successors(s)[i];
-    if (!t?.next) throw new Error(`schedule index ${i} is not a step`);
-    s = t.next;
-  }
-  return s;
-}
 
 const latencyArb = fc.record({
   alu: fc.integer({ min: 1, max: 8 }),
@@ -168,7 +138,7 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
             { maxCycles: 5_000, timeoutMs: 5_000 },
           );
           // Whatever the end (generated kernels may loop forever), the issues so far are a run.
-          expect(m.key(replaySchedule(m, scheduleOf(r.state)))).toBe(m.key(r.state.machine));
+          expect(m.key(replay(m, scheduleOf(r.state)).states.at(-1)!)).toBe(m.key(r.state.machine));
         },
       ),
       { seed: 4242, numRuns: 80 },

@@ -6,21 +6,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explore } from '../explore/exhaustive.ts';
-import type { Machine, MachineState } from '../machine/machine.ts';
 import { MECHANISMS } from '../mechanisms/registry.ts';
 import { divergentKernel } from '../../properties/arbitraries/kernels.ts';
-import { machineOf } from '../testing/run.ts';
+import { machineOf, replay } from '../testing/run.ts';
 import { createCore, scheduleOf, type CoreConfig } from './core.ts';
 import { enter, EMPTY_DUAL } from './dualScoreboard.ts';
 import { simulate } from './simulate.ts';
+import { coreConfig } from './coreTesting.ts';
 
-const cfg = (o: Partial<CoreConfig> = {}): CoreConfig => ({
-  scheduler: 'lrr',
-  scoreboard: 'dual',
-  latencies: { alu: 4, sfu: 20, shared: 30, global: 200 },
-  issueWidth: 1,
-  ...o,
-});
+const cfg = (o: Partial<CoreConfig> = {}): CoreConfig => coreConfig({ scoreboard: 'dual', ...o });
 
 /** Seed 002 Fig. 40, written from the prose: r1 is written in block B, read in block C. */
 const fig40 = `// @warpcheck warp-size=2 warps=1
@@ -107,17 +101,6 @@ describe('dual scoreboard: divergent and convergent blocks (rules 1 and 2)', () 
   });
 });
 
-/** Replays a machine schedule (indices into `successors`) from the initial state. */
-function replaySchedule(m: Machine, schedule: readonly number[]): MachineState {
-  let st = m.initial();
-  for (const i of schedule) {
-    const t = m.successors(st)[i];
-    if (!t?.next) throw new Error(`schedule index ${i} is not a step`);
-    st = t.next;
-  }
-  return st;
-}
-
 describe('dual scoreboard and operand collector keep the core laws (SEMANTICS §4)', () => {
   it('safety and liveness: every timed run is an untimed run; functional termination is kept', () => {
     fc.assert(
@@ -144,7 +127,7 @@ describe('dual scoreboard and operand collector keep the core laws (SEMANTICS §
             ),
             { maxCycles: terminates ? 50_000 : 2_000, timeoutMs: 5_000 },
           );
-          expect(m.key(replaySchedule(m, scheduleOf(r.state)))).toBe(m.key(r.state.machine));
+          expect(m.key(replay(m, scheduleOf(r.state)).states.at(-1)!)).toBe(m.key(r.state.machine));
           // divergentKernel never shows a war-hazard (R1 is the only register written in the body).
           if (terminates) expect(r.end.kind).toBe('terminated');
         },

@@ -12,14 +12,10 @@ import { MECHANISMS } from '../mechanisms/registry.ts';
 import { machineOf } from '../testing/run.ts';
 import { createCore, type CoreConfig } from './core.ts';
 import { exploreCore } from './exploreCore.ts';
+import { coreConfig, SPINLOCK_W2 } from './coreTesting.ts';
 
-const cfg = (o: Partial<CoreConfig> = {}): CoreConfig => ({
-  scheduler: 'lrr',
-  scoreboard: 'warp',
-  latencies: { alu: 2, sfu: 3, shared: 3, global: 5 },
-  issueWidth: 1,
-  ...o,
-});
+const cfg = (o: Partial<CoreConfig> = {}): CoreConfig =>
+  coreConfig({ latencies: { alu: 2, sfu: 3, shared: 3, global: 5 }, ...o });
 const budget = { maxStates: 50_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
 describe('exploreCore', () => {
@@ -40,20 +36,7 @@ describe('exploreCore', () => {
   });
 
   it('finds the unfair schedule that spins forever on the spinlock (its, latency 1)', () => {
-    const m = machineOf(
-      `// @warpcheck warp-size=2 warps=1 mem[0x100]=0
-	Function : spin
-        MOV R2, 0x100 ;
-        MOV R3, 0x1 ;
-.L_acquire:
-        ATOMS.CAS R0, [R2], RZ, R3 ;
-        ISETP.NE.AND P0, PT, R0, RZ, PT ;
-   @P0  BRA \`(.L_acquire) ;
-        ATOMS.EXCH RZ, [R2], RZ ;
-        EXIT ;
-`,
-      'its',
-    );
+    const m = machineOf(SPINLOCK_W2, 'its');
     const r = exploreCore(
       createCore(m, cfg({ latencies: { alu: 1, sfu: 1, shared: 1, global: 1 } })),
       budget,

@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Machine, MachineState } from '../machine/machine.ts';
 import { divergentKernel, spinlockKernel } from '../../properties/arbitraries/kernels.ts';
-import { machineOf, replay, runListing } from '../testing/run.ts';
+import { machineOf, replay, runListing, reachable } from '../testing/run.ts';
 import type { DualPathState } from './dualPath.ts';
-import { laneTraces, prefixCompatible, reachableStates } from './mpIpdomTesting.ts';
+import { laneTraces, prefixCompatible, FLAG_WAIT } from './mpIpdomTesting.ts';
 
 const stack = (m: Machine, s: MachineState) =>
   (m.mechanism.view(s.warps[0]!.mech, m.fmt).data as { stack: unknown[] }).stack;
@@ -136,23 +136,7 @@ describe('dual-path and the spinlock (seed 000 §III)', () => {
     );
   });
   it('a flag wait across the two paths of one branch terminates under path fairness', () => {
-    const flag = [
-      '// @warpcheck warp-size=4 mem[0x100]=0',
-      '        S2R R0, SR_LANEID ;',
-      '        MOV R2, 0x100 ;',
-      '        MOV R3, 0x1 ;',
-      '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
-      '   @P0  BRA wait ;',
-      '        STS [R2], R3 ;',
-      '        BRA done ;',
-      'wait:',
-      '        LDS R4, [R2] ;',
-      '        ISETP.EQ.AND P1, PT, R4, RZ, PT ;',
-      '   @P1  BRA wait ;',
-      'done:',
-      '        EXIT ;',
-    ].join('\n');
-    expect(verdictOf(runListing(flag, 'dual-path', { budget }).result)).toBe('terminates');
+    expect(verdictOf(runListing(FLAG_WAIT, 'dual-path', { budget }).result)).toBe('terminates');
   });
 });
 
@@ -180,7 +164,7 @@ describe('dual-path laws', () => {
     fc.assert(
       fc.property(divergentKernel({ forwardOnly: false, maxSteps: 8 }), ({ text }) => {
         const m = machineOf(text, 'dual-path');
-        for (const s of reachableStates(m, 1500)) {
+        for (const s of reachable(m, 1500)) {
           const [live] = m.live(s);
           expect(partitionProblem(s.warps[0]!.mech as DualPathState, live!), text).toBeNull();
         }

@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { divergentKernel } from '../../properties/arbitraries/kernels.ts';
-import { machineOf } from '../testing/run.ts';
-import { reachableStates } from './mpIpdomTesting.ts';
+import { machineOf, reachable } from '../testing/run.ts';
+
 import { MECHANISMS } from './registry.ts';
 
 const lanesOf = (mask: number): number[] => {
@@ -25,7 +25,7 @@ describe('lanePcs contract', () => {
         fc.property(divergentKernel({ forwardOnly: false, maxSteps: 8 }), ({ text }) => {
           const m = machineOf(text, f.id);
           if (!m.mechanism.lanePcs) return; // explored without the reduction: nothing to keep
-          for (const s of reachableStates(m, 500)) {
+          for (const s of reachable(m, 500)) {
             const [live] = m.live(s);
             const at = new Map<number, Set<number>>();
             let seen = 0;

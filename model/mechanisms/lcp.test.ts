@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { divergentKernel, spinlockKernel } from '../../properties/arbitraries/kernels.ts';
 import { loadProgram } from '../scenario/loadProgram.ts';
-import { machineOf, replay, runListing } from '../testing/run.ts';
+import { machineOf, replay, runListing, reachable } from '../testing/run.ts';
 import type { LcpState } from './lcp.ts';
-import { laneTraces, prefixCompatible, reachableStates } from './mpIpdomTesting.ts';
+import { laneTraces, prefixCompatible } from './mpIpdomTesting.ts';
 
 const verdictOf = (r: { verdict: string; kind: string | null }) =>
   r.kind ? `${r.verdict}/${r.kind}` : r.verdict;
@@ -267,7 +267,7 @@ describe('lcp laws (random annotations on generated kernels)', () => {
     fc.assert(
       fc.property(annotated, ({ text }) => {
         const m = machineOf(text, 'lcp');
-        for (const s of reachableStates(m, 1500)) {
+        for (const s of reachable(m, 1500)) {
           const [live] = m.live(s);
           expect(partitionProblem(s.warps[0]!.mech as LcpState, live!), text).toBeNull();
         }

@@ -12,9 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { explore } from '../explore/exhaustive.ts';
 import type { Machine, MachineState } from '../machine/machine.ts';
 import { divergentKernel, spinlockKernel } from '../../properties/arbitraries/kernels.ts';
-import { machineOf, replay, runListing } from '../testing/run.ts';
+import { machineOf, replay, runListing, reachable } from '../testing/run.ts';
 import type { MpIpdomState } from './mpIpdom.ts';
-import { laneTraces, prefixCompatible, reachableStates } from './mpIpdomTesting.ts';
+import { laneTraces, prefixCompatible, FLAG_WAIT } from './mpIpdomTesting.ts';
 
 const tables = (m: Machine, s: MachineState) =>
   m.mechanism.view(s.warps[0]!.mech, m.fmt).data as { st: unknown[]; rt: unknown[] };
@@ -190,25 +190,11 @@ describe('mp-ipdom and the spinlock (seed 000 §III)', () => {
   // other lanes spin on. On simt-stack with the taken path (the spinners) first, the flag is never
   // raised; on mp-ipdom the raiser's split is ready in every state of the spin loop, so weak
   // fairness forces it to run, and every fair run terminates.
-  const flag = [
-    '// @warpcheck warp-size=4 mem[0x100]=0',
-    '        S2R R0, SR_LANEID ;',
-    '        MOV R2, 0x100 ;',
-    '        MOV R3, 0x1 ;',
-    '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
-    '   @P0  BRA wait ;',
-    '        STS [R2], R3 ;',
-    '        BRA done ;',
-    'wait:',
-    '        LDS R4, [R2] ;',
-    '        ISETP.EQ.AND P1, PT, R4, RZ, PT ;',
-    '   @P1  BRA wait ;',
-    'done:',
-    '        EXIT ;',
-  ].join('\n');
   it('a flag wait across two splits terminates under split fairness (simt-stack taken-first does not)', () => {
-    expect(verdictOf(runListing(flag, 'simt-stack', { budget }).result)).toBe('deadlock/livelock');
-    expect(verdictOf(runListing(flag, 'mp-ipdom', { budget }).result)).toBe('terminates');
+    expect(verdictOf(runListing(FLAG_WAIT, 'simt-stack', { budget }).result)).toBe(
+      'deadlock/livelock',
+    );
+    expect(verdictOf(runListing(FLAG_WAIT, 'mp-ipdom', { budget }).result)).toBe('terminates');
   });
 });
 
@@ -261,7 +247,7 @@ describe('law: complete and disjoint (seed 001 §2; SEMANTICS §3)', () => {
     fc.assert(
       fc.property(divergentKernel({ forwardOnly: false, maxSteps: 8 }), ({ text, warpSize }) => {
         const m = machineOf(text, 'mp-ipdom');
-        for (const s of reachableStates(m, 1500)) {
+        for (const s of reachable(m, 1500)) {
           const [live] = m.live(s);
           const problem = partitionProblem(s.warps[0]!.mech as MpIpdomState, live!, warpSize);
           expect(problem, text).toBeNull();

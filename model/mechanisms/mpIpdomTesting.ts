@@ -29,25 +29,31 @@ export function laneTraces(
   return { traces, ended: false, final: s };
 }
 
-/** Every state reachable from the initial one, breadth-first, at most `limit`. */
-export function reachableStates(m: Machine, limit = 3000): MachineState[] {
-  const seen = new Set<string>([m.key(m.initial())]);
-  const queue = [m.initial()];
-  for (let i = 0; i < queue.length && queue.length < limit; i++)
-    for (const t of m.successors(queue[i]!))
-      if (t.next) {
-        const k = m.key(t.next);
-        if (!seen.has(k)) {
-          seen.add(k);
-          queue.push(t.next);
-        }
-      }
-  return queue;
-}
-
 /** Whether `a` is a prefix of `b` or `b` of `a`. */
 export const prefixCompatible = (a: readonly number[], b: readonly number[]): boolean => {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
 };
+
+/**
+ * A flag wait across the two paths of one branch: lane 0 raises a flag at 0x100 that the other
+ * lanes spin on (the waiters take the branch). Terminates under path or split fairness; on the
+ * SIMT stack with the taken path (the spinners) first, the flag is never raised.
+ */
+export const FLAG_WAIT = [
+  '// @warpcheck warp-size=4 mem[0x100]=0',
+  '        S2R R0, SR_LANEID ;',
+  '        MOV R2, 0x100 ;',
+  '        MOV R3, 0x1 ;',
+  '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
+  '   @P0  BRA wait ;',
+  '        STS [R2], R3 ;',
+  '        BRA done ;',
+  'wait:',
+  '        LDS R4, [R2] ;',
+  '        ISETP.EQ.AND P1, PT, R4, RZ, PT ;',
+  '   @P1  BRA wait ;',
+  'done:',
+  '        EXIT ;',
+].join('\n');

@@ -110,19 +110,20 @@ export function runDeterministic(machine: Machine, maxSteps = 1000): MachineStat
   return expect.fail(`no end after ${maxSteps} steps`);
 }
 
-/** Every state reachable from the initial one (breadth-first, at most `limit`). */
+/** Every state reachable from the initial one (breadth-first, distinct, at most `limit`). */
 export function reachable(machine: Machine, limit = 10_000): MachineState[] {
-  const seen = new Set<string>();
-  const out: MachineState[] = [];
-  const queue = [machine.initial()];
-  while (queue.length > 0 && out.length < limit) {
-    const s = queue.shift()!;
-    const k = machine.key(s);
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(s);
-    for (const t of machine.successors(s)) if (t.next) queue.push(t.next);
-  }
+  const first = machine.initial();
+  const seen = new Set<string>([machine.key(first)]);
+  const out: MachineState[] = [first];
+  for (let i = 0; i < out.length && out.length < limit; i++)
+    for (const t of machine.successors(out[i]!)) {
+      if (!t.next) continue;
+      const k = machine.key(t.next);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push(t.next);
+      if (out.length >= limit) break;
+    }
   return out;
 }
 
