@@ -1,9 +1,10 @@
 import type { Memory } from '../lanes/memory.ts';
 import { KeyWriter } from '../machine/key.ts';
-import type { Machine, MachineState, Stop, WarpState } from '../machine/machine.ts';
+import type { Machine, MachineState, Stop, Transition, WarpState } from '../machine/machine.ts';
 import { int32, uint16, uint32, uint8 } from './growable.ts';
 import { TupleTable, VectorTable } from './tables.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
+import { exactLasso, stopChoice, walkClasses } from './concretize.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
@@ -11,6 +12,8 @@ export interface Budget {
   readonly maxStates: number;
   readonly maxDepth: number;
   readonly timeoutMs: number;
+  /** Resident memory of the process, in MB, past which the search stops (`bound: 'memory'`). */
+  readonly maxMemoryMb?: number;
 }
 
 export const defaultBudget: Budget = { maxStates: 2_000_000, maxDepth: 100_000, timeoutMs: 60_000 };
@@ -33,7 +36,9 @@ export interface ExploreResult {
   readonly depth: number;
   readonly timeMs: number;
   /** The budget that ran out, if any. */
-  readonly bound: 'states' | 'depth' | 'time' | null;
+  readonly bound: 'states' | 'depth' | 'time' | 'branching' | 'memory' | null;
+  /** The search ran with lane symmetry (its machine's `symmetric`): schedules replay only so. */
+  readonly laneSymmetry: boolean;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -83,7 +88,9 @@ export function explore(
 ): ExploreResult {
   const t0 = performance.now();
   const K = machine.launch.warps;
-  const laneFair = machine.mechanism.laneFairness;
+  // Under lane symmetry lane numbers do not persist along edges: fairness per PC (fairCycles.ts).
+  const pcFair = machine.mechanism.laneFairness && machine.symmetric;
+  const laneFair = machine.mechanism.laneFairness && !pcFair;
   const reduce: Reductions = { ...defaultReductions, ...options.reduce };
   const reduced = reduce.deadValues && machine.canReduce;
   const warpTable = new VectorTable();
@@ -102,12 +109,18 @@ export function explore(
   const edgeStep = int32();
   const enabledWarps = uint8();
   const readyLanes = uint32();
-  const findings = new Map<string, Finding>();
+  /** The first occurrence of each outcome: the state it shows at, and the ending step if any. */
+  const findings = new Map<
+    string,
+    { f: Omit<Finding, 'schedule' | 'loop'>; at: number; last: number | null }
+  >();
   let transitions = 0;
   let terminalStates = 0;
   let bound: ExploreResult['bound'] = null;
   let maxDepthSeen = 0;
   let sawUnknownChoice = false;
+  /** The first branching-budget message (too many outcomes of unknown branches), if any. */
+  let branching: string | null = null;
 
   const pathTo = (i: number): number[] => {
     const out: number[] = [];
@@ -116,10 +129,29 @@ export function explore(
   };
   const record = (f: Omit<Finding, 'schedule' | 'loop'>, at: number, last: number | null) => {
     const id = `${f.verdict}:${f.kind ?? ''}:${f.property ?? ''}`;
-    if (findings.has(id)) return;
-    const schedule = pathTo(at);
-    if (last !== null) schedule.push(last);
-    findings.set(id, { ...f, schedule, loop: null });
+    if (!findings.has(id)) findings.set(id, { f, at, last });
+  };
+  /** State ids from the initial state to `i`. */
+  const idsTo = (i: number): number[] => {
+    const out: number[] = [];
+    for (let s = i; s >= 0; s = parent.get(s)) out.push(s);
+    return out.reverse();
+  };
+  /** `st` is in the class of stored state `id`: its canonical warp and memory keys are id's. */
+  const sameVector = (v: Float64Array): boolean => {
+    if (v.length !== kw.length) return false;
+    for (let i = 0; i < v.length; i++) if (v[i] !== kw.buf[i]) return false;
+    return true;
+  };
+  const inClass = (st: MachineState, id: number): boolean => {
+    for (let k = 0; k < K; k++) {
+      kw.reset();
+      machine.warpKey(st.warps[k]!, kw, reduced);
+      if (!sameVector(warpTable.get(stateTable.at(id, k)))) return false;
+    }
+    kw.reset();
+    machine.memoryKey(st.memory, kw);
+    return sameVector(memTable.get(stateTable.at(id, K)));
   };
   const warpId = (ws: WarpState): number => {
     kw.reset();
@@ -168,8 +200,15 @@ export function explore(
   const stepGroup = uint16();
   const stepUnknown = uint8();
   const stepStop = int32(); // -1, or an index into `stops`
+  const stepPc = int32();
   const stops: Stop[] = [];
   localStart.push(0);
+  // Per-PC fairness: the PCs of each local's ready lanes, and each state's locals.
+  const localPcStart = int32();
+  const localPcs = int32();
+  const stateLocal = int32();
+  localPcStart.push(0);
+  let orderDependent: Transition['issue'] | null = null;
   const localOf = (k: number, wid: number, mid: number): number => {
     localKey[0] = k;
     localKey[1] = wid;
@@ -181,8 +220,18 @@ export function explore(
     const ws = machine.warpSteps(k, warpObjs[wid]!, mem);
     localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
     localReady.push(ws.ready);
+    if (pcFair) {
+      const pcs: number[] = [];
+      machine.mechanism.lanePcs!(warpObjs[wid]!.mech, (pc, mask) => {
+        if ((mask & ws.ready) !== 0 && !pcs.includes(pc)) pcs.push(pc);
+      });
+      for (const pc of pcs) localPcs.push(pc);
+      localPcStart.push(localPcs.length);
+    }
     for (const st of ws.steps) {
+      if (st.orderDependent) orderDependent ??= st.issue;
       stepOf.push(k);
+      stepPc.push(st.issue.pc);
       stepMask.push(st.issue.mask);
       stepGroup.push(st.group);
       stepUnknown.push(st.unknownChoice ? 1 : 0);
@@ -214,6 +263,12 @@ export function explore(
         bound = 'time';
         break;
       }
+      if (budget.maxMemoryMb !== undefined && (head & 0x3fff) === 0) {
+        if (process.memoryUsage.rss() / 1048576 > budget.maxMemoryMb) {
+          bound = 'memory';
+          break;
+        }
+      }
       if (onProgress && (head & 0x3fff) === 0)
         onProgress({
           states: stateTable.size,
@@ -238,7 +293,9 @@ export function explore(
       if (info & 1) en |= 1 << k;
       if (info & 2) live = true;
       if (laneFair) readyLanes.push(localReady.get(loc));
+      if (pcFair) stateLocal.push(loc);
     }
+    if (orderDependent) break;
     enabledWarps.push(en);
     if (!live) {
       terminalStates++;
@@ -276,16 +333,18 @@ export function explore(
         const stop = stepStop.get(e);
         if (stop >= 0) {
           const st = stops[stop]!;
-          record(
-            {
-              verdict: st.verdict,
-              kind: null,
-              property: st.property ?? null,
-              message: st.message,
-            },
-            head,
-            c,
-          );
+          if (st.verdict === 'bound-reached') branching ??= st.message;
+          else
+            record(
+              {
+                verdict: st.verdict,
+                kind: null,
+                property: st.property ?? null,
+                message: st.message,
+              },
+              head,
+              c,
+            );
         } else {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[k] = stepWarp.get(e);
@@ -297,6 +356,24 @@ export function explore(
         edgeStep.push(e);
       }
     }
+  }
+  if (orderDependent) {
+    // Lanes of different classes raced at a store or atomic: renumbering lanes is not sound for
+    // this program (laneCanon.ts), so the search is redone without lane symmetry.
+    const issue: Transition['issue'] = orderDependent;
+    const rest: Budget = {
+      ...budget,
+      timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
+    };
+    const plain = explore(machine.withoutSymmetry(), rest, onProgress, options);
+    return {
+      ...plain,
+      timeMs: performance.now() - t0,
+      notes: [
+        `lane symmetry was switched off: lanes that are not interchangeable race at pc ${issue.pc} (a store or atomic whose lane order decides the result)`,
+        ...plain.notes,
+      ],
+    };
   }
   const expanded = edgeStart.length;
   edgeStart.push(edgeTo.length);
@@ -314,36 +391,89 @@ export function explore(
     stepUnknown: stepUnknown.view(),
     enabledWarps: enabledWarps.view(),
     readyLanes: laneFair ? readyLanes.view() : null,
+    readyPcs: pcFair
+      ? {
+          stateLocal: stateLocal.view(),
+          start: localPcStart.view(),
+          pcs: localPcs.view(),
+          stepPc: stepPc.view(),
+        }
+      : null,
   };
   const cycles = findFairCycles(graph);
+  // Schedules from the real initial state (concretize.ts): every recorded path is walked again.
+  const classPath = (ids: readonly number[]) => ({
+    ids,
+    hint: ids.slice(1).map((id) => parentChoice.get(id)),
+  });
+  const out: Finding[] = [];
+  let unreplayable = 0;
+  for (const { f, at, last } of findings.values()) {
+    const walked = walkClasses(machine, machine.initial(), classPath(idsTo(at)), inClass);
+    const stop =
+      walked && last !== null
+        ? stopChoice(machine, walked.state, last, f.verdict, f.property)
+        : null;
+    if (!walked || (last !== null && !stop)) {
+      unreplayable++;
+      const schedule = pathTo(at);
+      if (last !== null) schedule.push(last);
+      out.push({ ...f, schedule, loop: null });
+      continue;
+    }
+    const message =
+      stop?.transition.stop?.message ??
+      (f.verdict === 'deadlock' ? blockedMessage(machine, walked.state) : f.message);
+    out.push({
+      ...f,
+      message,
+      schedule: stop ? [...walked.schedule, stop.choice] : walked.schedule,
+      loop: null,
+    });
+  }
   if (cycles.count > 0 && cycles.lasso) {
-    let prefix = pathTo(cycles.lasso.entry);
-    const cycle = cycles.lasso.cycle;
-    // With a reduction the cycle returns to a state equal on every live value; unroll it until it
-    // returns to the very same state, so that a replay sees an exact lasso.
-    const shortest = prefix.length;
-    if (reduced) prefix = exactLassoPrefix(machine, prefix, cycle) ?? prefix;
-    const turns = (prefix.length - shortest) / cycle.length;
+    const entryIds = idsTo(cycles.lasso.entry);
+    const cycleIds = [cycles.lasso.entry];
+    for (const c of cycles.lasso.cycle)
+      cycleIds.push(edgeTo.get(edgeStart.get(cycleIds.at(-1)!) + c));
+    const walked = walkClasses(machine, machine.initial(), classPath(entryIds), inClass);
+    const lasso = walked
+      ? exactLasso(machine, walked.state, { ids: cycleIds, hint: cycles.lasso.cycle }, inClass)
+      : null;
+    if (!lasso) unreplayable++;
+    const prefix =
+      lasso && walked ? [...walked.schedule, ...lasso.prefix] : pathTo(cycles.lasso.entry);
+    const cycle = lasso ? lasso.cycle : cycles.lasso.cycle;
+    const turns = lasso ? lasso.prefix.length / cycles.lasso.cycle.length : 0;
+    const cycleTurns = cycle.length / cycles.lasso.cycle.length;
     const lead =
-      turns === 0
+      (turns === 0
         ? 'the lasso is the shortest prefix to one'
-        : `the lasso is the shortest prefix to one, then ${turns === 1 ? 'one turn' : `${turns} turns`} of the cycle, after which it returns to the very same state`;
-    findings.set('deadlock:livelock:', {
+        : `the lasso is the shortest prefix to one, then ${turns === 1 ? 'one turn' : `${turns} turns`} of the cycle, after which it returns to the very same state`) +
+      (cycleTurns > 1
+        ? `; the cycle is ${cycleTurns} turns of one that renumbers interchangeable lanes`
+        : '');
+    out.push({
       verdict: 'deadlock',
       kind: 'livelock',
       property: null,
-      message: `a fair cycle of ${cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
+      message: `a fair cycle of ${cycles.lasso.cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
       schedule: [...prefix, ...cycle],
       loop: prefix.length,
     });
   }
+  if (unreplayable > 0)
+    notes.push(
+      `${unreplayable} finding${unreplayable > 1 ? 's' : ''} could not be walked again from the initial state; ${unreplayable > 1 ? 'their schedules' : 'its schedule'} may not replay`,
+    );
   if (sawUnknownChoice)
     notes.push(
       'branches on unknown values were explored both ways and assumed fair (SEMANTICS §5): a cycle that only some resolutions of them keep going is not reported, so livelocks on opaque code are under-approximated',
     );
   if (bound === null && head < stateTable.size) bound = 'states';
+  if (bound === null && branching !== null) bound = 'branching';
 
-  const sorted = [...findings.values()].sort(
+  const sorted = out.sort(
     (a, b) => verdictRank(a.verdict, a.kind) - verdictRank(b.verdict, b.kind),
   );
   const best = sorted[0];
@@ -354,7 +484,10 @@ export function explore(
   if (bound !== null && verdictRank(verdict, kind) >= verdictRank('bound-reached')) {
     verdict = 'bound-reached';
     kind = null;
-    message = `${bound} budget ran out (${bound === 'states' ? `${budget.maxStates} states` : bound === 'depth' ? `depth ${budget.maxDepth}` : `${budget.timeoutMs} ms`}) before the search finished`;
+    message =
+      bound === 'branching'
+        ? branching!
+        : `${bound} budget ran out (${bound === 'states' ? `${budget.maxStates} states` : bound === 'depth' ? `depth ${budget.maxDepth}` : bound === 'memory' ? `${budget.maxMemoryMb ?? 0} MB` : `${budget.timeoutMs} ms`}) before the search finished`;
   }
   return {
     verdict,
@@ -366,40 +499,10 @@ export function explore(
     timeMs: performance.now() - t0,
     bound,
     findings: sorted,
+    laneSymmetry: machine.symmetric,
     terminalStates,
     notes,
   };
-}
-
-/**
- * The prefix after which `cycle` returns to exactly the state it starts from. Under the dead-value
- * reduction one extra turn suffices: after it, every value the cycle writes has been written from
- * the same live values as in the turn before, and nothing else changes. Null if it does not show
- * within a few turns (then the reduced lasso is reported as it is).
- */
-function exactLassoPrefix(
-  machine: Machine,
-  prefix: readonly number[],
-  cycle: readonly number[],
-): number[] | null {
-  const stepAlong = (s: MachineState, choices: readonly number[]): MachineState | null => {
-    for (const c of choices) {
-      const t = machine.successors(s)[c];
-      if (!t?.next) return null;
-      s = t.next;
-    }
-    return s;
-  };
-  let s = stepAlong(machine.initial(), prefix);
-  const out = [...prefix];
-  for (let turn = 0; turn < 4 && s; turn++) {
-    const start = machine.key(s);
-    const end = stepAlong(s, cycle);
-    if (end && machine.key(end) === start) return out;
-    out.push(...cycle);
-    s = end;
-  }
-  return null;
 }
 
 function blockedMessage(machine: Machine, s: MachineState): string {

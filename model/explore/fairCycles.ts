@@ -34,6 +34,18 @@ export interface Graph {
   readonly enabledWarps: Uint8Array;
   /** readyLanes[i*warps + w]: lanes of warp w that may issue in state i (lane fairness), or null. */
   readonly readyLanes: Uint32Array | null;
+  /**
+   * Fairness per PC instead of per lane (`Mechanism.pcFairness`, used under lane symmetry, where
+   * lane numbers do not persist along edges): the PCs at which warp w has ready lanes in state i
+   * are `pcs[start[l] .. start[l+1]-1]` with l = `stateLocal[i*warps + w]`; `stepPc` is the PC a
+   * step issues. An entity is then a (warp, PC) pair. Null for lane or warp fairness.
+   */
+  readonly readyPcs: {
+    readonly stateLocal: Int32Array;
+    readonly start: Int32Array;
+    readonly pcs: Int32Array;
+    readonly stepPc: Int32Array;
+  } | null;
 }
 
 export interface Lasso {
@@ -127,6 +139,56 @@ function isFair(
     if ((alwaysEnabled >> w) & 1 && !((takenWarps >> w) & 1)) return false;
     if (g.readyLanes && (alwaysReady[w]! & ~takenLanes[w]!) >>> 0 !== 0) return false;
   }
+  return g.readyPcs ? pcFair(g, comp, order, from, to, c) : true;
+}
+
+/** Entity (warp w, PC pc) as one number. */
+const entity = (w: number, pc: number): number => pc * 8 + w;
+
+/** The (warp, PC) entities ready in state s. */
+function readyEntities(g: Graph, s: number, visit: (e: number) => void): void {
+  const r = g.readyPcs!;
+  for (let w = 0; w < g.warps; w++) {
+    const l = r.stateLocal[s * g.warps + w]!;
+    for (let i = r.start[l]!; i < r.start[l + 1]!; i++) visit(entity(w, r.pcs[i]!));
+  }
+}
+
+/** Edge e issues entity x (per-PC fairness). */
+const takesEntity = (g: Graph, e: number, x: number): boolean => {
+  const st = g.edgeStep[e]!;
+  return entity(g.stepWarp[st]!, g.readyPcs!.stepPc[st]!) === x;
+};
+
+/**
+ * Fairness per (warp, PC) over one SCC: no entity is ready in every state and issued on no edge
+ * inside. With maximal groups a lane ready throughout sits at one PC that never issues, and an
+ * entity ready throughout without an issue keeps its lanes ready (they leave a PC only by issuing
+ * there), so this is lane fairness (`Mechanism.pcFairness`).
+ */
+function pcFair(
+  g: Graph,
+  comp: Int32Array,
+  order: Int32Array,
+  from: number,
+  to: number,
+  c: number,
+): boolean {
+  const readyIn = new Map<number, number>();
+  const taken = new Set<number>();
+  for (let i = from; i < to; i++) {
+    const s = order[i]!;
+    readyEntities(g, s, (x) => readyIn.set(x, (readyIn.get(x) ?? 0) + 1));
+    for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
+      const t = g.edgeTo[e]!;
+      if (t >= 0 && t < g.expanded && comp[t] === c) {
+        const st = g.edgeStep[e]!;
+        taken.add(entity(g.stepWarp[st]!, g.readyPcs!.stepPc[st]!));
+      }
+    }
+  }
+  const size = to - from;
+  for (const [x, n] of readyIn) if (n === size && !taken.has(x)) return false;
   return true;
 }
 
@@ -161,21 +223,38 @@ function lassoOf(g: Graph, comp: Int32Array, entry: number): Lasso {
   let at = entry;
   const visited: number[] = [entry];
   const takenEdges: number[] = [];
-  const obligations: { warp: number; lane: number | null }[] = [];
-  for (let w = 0; w < K; w++) {
-    obligations.push({ warp: w, lane: null });
-    if (g.readyLanes) for (let l = 0; l < 32; l++) obligations.push({ warp: w, lane: l });
+  /** A fairness obligation: met by passing a state where it is off, or taking an edge for it. */
+  interface Obligation {
+    off(s: number): boolean;
+    takenBy(e: number): boolean;
   }
-  const satisfied = (o: { warp: number; lane: number | null }): boolean => {
-    for (const s of visited) {
-      if (
-        o.lane === null
-          ? !((g.enabledWarps[s]! >> o.warp) & 1)
-          : !((g.readyLanes![s * K + o.warp]! >>> o.lane) & 1)
-      )
-        return true;
-    }
-    for (const e of takenEdges) if (takes(g, e, o.warp, o.lane)) return true;
+  const obligations: Obligation[] = [];
+  for (let w = 0; w < K; w++) {
+    obligations.push({
+      off: (s) => !((g.enabledWarps[s]! >> w) & 1),
+      takenBy: (e) => takes(g, e, w, null),
+    });
+    if (g.readyLanes)
+      for (let l = 0; l < 32; l++)
+        obligations.push({
+          off: (s) => !((g.readyLanes![s * K + w]! >>> l) & 1),
+          takenBy: (e) => takes(g, e, w, l),
+        });
+  }
+  if (g.readyPcs)
+    readyEntities(g, entry, (x) =>
+      obligations.push({
+        off: (s) => {
+          let ready = false;
+          readyEntities(g, s, (y) => (ready ||= y === x));
+          return !ready;
+        },
+        takenBy: (e) => takesEntity(g, e, x),
+      }),
+    );
+  const satisfied = (o: Obligation): boolean => {
+    for (const s of visited) if (o.off(s)) return true;
+    for (const e of takenEdges) if (o.takenBy(e)) return true;
     return false;
   };
   const scratch = new BfsScratch(g.expanded);
@@ -190,13 +269,7 @@ function lassoOf(g: Graph, comp: Int32Array, entry: number): Lasso {
   };
   for (const o of obligations) {
     if (satisfied(o)) continue;
-    walk((s, e) =>
-      e === null
-        ? o.lane === null
-          ? !((g.enabledWarps[s]! >> o.warp) & 1)
-          : !((g.readyLanes![s * K + o.warp]! >>> o.lane) & 1)
-        : takes(g, e, o.warp, o.lane),
-    );
+    walk((s, e) => (e === null ? o.off(s) : o.takenBy(e)));
   }
   // Back to the entry; at least one step, so the cycle is never empty.
   const back = bfsInside(

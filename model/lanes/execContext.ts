@@ -29,8 +29,12 @@ export interface ExecContext {
   readonly warpSize: number;
   readonly full: number;
   readonly atomicOrder: AtomicOrder;
-  /** At most this many lanes may branch on unknown predicates at once (2^n outcomes). */
-  readonly maxUnknownLanes: number;
+  /**
+   * The branching budget: at most this many outcomes of one instruction's unknown predicates
+   * (2^n for n distinct lanes, n + 1 for n interchangeable ones); past it the run ends
+   * `bound-reached`.
+   */
+  readonly maxAlternatives: number;
   readonly maxCallDepth: number;
   /** c[bank][offset], or UNKNOWN when the launch does not give it. */
   constant(bank: number, offset: number): number;
@@ -65,7 +69,7 @@ export function execContext(
     warpSize: launch.warpSize,
     full: fullMask(launch.warpSize),
     atomicOrder: options.atomicOrder,
-    maxUnknownLanes: 8,
+    maxAlternatives: 4096,
     maxCallDepth: 16,
     constant: (bank, offset) => constants.get(`${bank}:${offset}`) ?? UNKNOWN,
     pcAt: (pc, offset) => {

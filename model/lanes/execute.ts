@@ -59,7 +59,8 @@ export type ExecResult =
     }
   | {
       readonly kind: 'stop';
-      readonly verdict: 'undefined-behavior' | 'trap' | 'unsupported';
+      /** `bound-reached`: too many outcomes of unknown branches (the branching budget). */
+      readonly verdict: 'undefined-behavior' | 'trap' | 'unsupported' | 'bound-reached';
       readonly message: string;
     };
 
@@ -112,6 +113,7 @@ export function execute(
   d: LaneData,
   mem: Memory,
   active: number,
+  classes: readonly number[] | null = null,
 ): readonly ExecResult[] {
   const full = ctx.full;
   // Participation (seed 000 §V-A): both the guard and the second predicate must hold.
@@ -123,30 +125,61 @@ export function execute(
   const maybe = ((t1 | u1) & (t2 | u2) & active & ~sure) >>> 0;
   const controlOp = isControl(op);
   if (maybe !== 0 && (controlOp || isBarrier(op))) {
-    const lanes = lanesOf(maybe);
-    if (lanes.length > ctx.maxUnknownLanes)
+    // One alternative per outcome of the unknown lanes: 2^n for n lanes in general; with
+    // `classes` (lane symmetry, `machine/laneCanon.ts`) lanes of one class are interchangeable,
+    // so only how many of each class take part matters — the lowest k lanes stand for every
+    // k-subset (issue 16: n + 1 outcomes for n interchangeable lanes).
+    const groups: number[][] = [];
+    if (classes)
+      for (const c of classes) {
+        const m = (maybe & c) >>> 0;
+        if (m !== 0) groups.push(lanesOf(m));
+      }
+    else for (const l of lanesOf(maybe)) groups.push([l]);
+    let total = 1;
+    for (const g of groups) total *= g.length + 1;
+    if (total > ctx.maxAlternatives)
       return [
         {
           kind: 'stop',
-          verdict: 'unsupported',
-          message: `${lanes.length} lanes branch on unknown predicates at pc ${pc} (more than ${ctx.maxUnknownLanes}); give the inputs in the launch header`,
+          verdict: 'bound-reached',
+          message: `${popcount(maybe)} lanes in ${groups.length} classes branch on unknown predicates at pc ${pc}: ${total > 1e15 ? total.toExponential(1) : total} outcomes exceed the branching budget (${ctx.maxAlternatives}); give the inputs in the launch header`,
         },
       ];
+    const lanes = lanesOf(maybe);
+    const counts = new Array<number>(groups.length).fill(0);
     const out: ExecResult[] = [];
-    for (let sub = 0; sub < 1 << lanes.length; sub++) {
+    for (let alt = 0; alt < total; alt++) {
+      // Mixed radix, the first group the lowest digit (without classes: bit i = lane i, as before).
       let take = sure;
-      for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) take |= 1 << lanes[i]!;
+      const chosen: number[] = [];
+      for (let i = 0; i < groups.length; i++) {
+        const g = groups[i]!;
+        for (let j = 0; j < counts[i]!; j++) {
+          take |= 1 << g[j]!;
+          chosen.push(g[j]!);
+        }
+      }
+      take >>>= 0;
       // The outcome fixes the unknown predicate for these lanes: later instructions that read it
       // (the BRA after a BREAK on the same guard) must see the same value (SEMANTICS §5).
-      const resolved = resolvePredicates(d, op, maybe, take >>> 0, t1, u1, t2, u2);
+      const resolved = resolvePredicates(d, op, maybe, take, t1, u1, t2, u2);
       // A barrier instruction (BSYNC, WARPSYNC, BSSY, BMOV) runs with exactly the chosen lanes.
       const r = controlOp
-        ? control(ctx, op, pc, warp, resolved, mem, active, take >>> 0)
-        : evalDataOp(ctx, op, pc, warp, resolved, mem, active, take >>> 0, 0)[0]!;
-      const chosen: number[] = [];
-      for (let i = 0; i < lanes.length; i++) if (sub & (1 << i)) chosen.push(lanes[i]!);
-      const label = `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate`;
+        ? control(ctx, op, pc, warp, resolved, mem, active, take)
+        : evalDataOp(ctx, op, pc, warp, resolved, mem, active, take, 0)[0]!;
+      chosen.sort((a, b) => a - b);
+      const label = classes
+        ? `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate (counted: ${groups.map((g, i) => `${counts[i]} of ${g.length}`).join(', ')})`
+        : `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate`;
       out.push(r.kind === 'step' ? { ...r, choice: label } : r);
+      for (let i = 0; i < groups.length; i++) {
+        if (counts[i]! < groups[i]!.length) {
+          counts[i]!++;
+          break;
+        }
+        counts[i] = 0;
+      }
     }
     return out;
   }
@@ -414,3 +447,36 @@ export function addrValue(ctx: ExecContext, d: LaneData, lane: number, a: Addr):
 }
 
 export { popcount };
+
+/**
+ * Lanes of a store or atomic whose result depends on the order in which lanes apply it
+ * (SEMANTICS §1 applies them in ascending lane order): two or more lanes at one known address —
+ * for a store, only when they write different (or unknown) values. Lane symmetry must not
+ * renumber such lanes unless they are interchangeable (`machine.ts`).
+ */
+export function orderedLanes(ctx: ExecContext, op: Op, d: LaneData, active: number): number {
+  if (op.kind !== 'store' && op.kind !== 'atomic') return 0;
+  const t1 = predTrue(d, op.guard, ctx.full);
+  const lanes = ((t1 | predUnknown(d, op.guard)) & active) >>> 0;
+  if ((lanes & (lanes - 1)) === 0) return 0;
+  const byAddr = new Map<number, number[]>();
+  for (const l of lanesOf(lanes)) {
+    const a = addrValue(ctx, d, l, op.addr);
+    if (a === UNKNOWN) continue;
+    const g = byAddr.get(a);
+    if (g) g.push(l);
+    else byAddr.set(a, [l]);
+  }
+  let out = 0;
+  for (const g of byAddr.values()) {
+    if (g.length < 2) continue;
+    if (op.kind === 'store') {
+      const v0 = srcValue(ctx, d, g[0]!, op.src);
+      const uncertain = (t1 & lanes) !== lanes;
+      if (!uncertain && v0 !== UNKNOWN && g.every((l) => srcValue(ctx, d, l, op.src) === v0))
+        continue;
+    }
+    for (const l of g) out |= 1 << l;
+  }
+  return out >>> 0;
+}

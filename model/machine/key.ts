@@ -6,7 +6,23 @@
  * 2^15·7, lane counts), a tagged form otherwise. Equal states give equal keys; keys are exact (no
  * hashing), so no two distinct states ever share one.
  */
-export class KeyWriter {
+/**
+ * Where a state type writes its key. Besides plain numbers it says which numbers are *lane sets*
+ * (masks, bit l = lane l) and which belong to one lane, so that lane symmetry (`laneCanon.ts`)
+ * can relabel lanes consistently; the plain `KeyWriter` writes all three as numbers.
+ */
+export interface KeySink {
+  push(n: number): void;
+  pushAll(ns: readonly number[]): void;
+  /** A set of lanes: relabelled when lanes are permuted. */
+  mask(m: number): void;
+  /** A value that belongs to lane `l` (a per-lane array written lane by lane). */
+  lane(l: number, v: number): void;
+  /** A lane set that belongs to lane `l` (the mask an `its` lane waits with at WARPSYNC). */
+  laneMask(l: number, m: number): void;
+}
+
+export class KeyWriter implements KeySink {
   /** The numbers written since the last `reset`/`finish`: `buf[0 .. length-1]`. */
   buf = new Float64Array(256);
   length = 0;
@@ -20,6 +36,18 @@ export class KeyWriter {
   pushAll(ns: readonly number[]): void {
     this.push(ns.length);
     for (let i = 0; i < ns.length; i++) this.push(ns[i]!);
+  }
+
+  mask(m: number): void {
+    this.push(m);
+  }
+
+  lane(_l: number, v: number): void {
+    this.push(v);
+  }
+
+  laneMask(_l: number, m: number): void {
+    this.push(m);
   }
 
   reset(): void {

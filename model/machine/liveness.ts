@@ -30,6 +30,12 @@ export interface Liveness {
   readonly regs: Uint32Array;
   /** preds[pc] bit p: predicate Pp is live at pc. */
   readonly preds: Uint8Array;
+  /**
+   * The PCs from which a lane may still execute an instruction that `isTarget` accepts, along
+   * the same static successors (an instruction whose successors are unknown reaches every
+   * target). Lane symmetry pins the lanes that may still read their lane number so.
+   */
+  mayReach(isTarget: (pc: number) => boolean): Uint8Array;
 }
 
 const ALL_PREDS = 0x7f;
@@ -250,5 +256,28 @@ export function liveness(
       }
     }
   }
-  return { words, regs, preds };
+  const mayReach = (isTarget: (pc: number) => boolean): Uint8Array => {
+    const out = new Uint8Array(n + 1);
+    let any = false;
+    for (let pc = 0; pc < n; pc++)
+      if (isTarget(pc)) {
+        out[pc] = 1;
+        any = true;
+      }
+    if (!any) return out;
+    for (let again = true; again;) {
+      again = false;
+      for (let pc = n - 1; pc >= 0; pc--) {
+        if (out[pc]) continue;
+        let r = allOut[pc] === 1;
+        if (!r) for (const t of succ[pc]!) if (t >= 0 && t <= n && out[t]) r = true;
+        if (r) {
+          out[pc] = 1;
+          again = true;
+        }
+      }
+    }
+    return out;
+  };
+  return { words, regs, preds, mayReach };
 }

@@ -1,7 +1,7 @@
 import type { Op } from '../isa/op.ts';
 import type { Program } from '../isa/program.ts';
 import { execContext, type ExecContext, type LaneOptions } from '../lanes/execContext.ts';
-import { execute, predTrue, type Group, type Outcome } from '../lanes/execute.ts';
+import { execute, orderedLanes, predTrue, type Group, type Outcome } from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
@@ -14,7 +14,8 @@ import type {
   MechanismFactory,
 } from '../mechanisms/mechanism.ts';
 import { binMask } from '../lanes/values.ts';
-import { KeyWriter } from './key.ts';
+import { KeyWriter, type KeySink } from './key.ts';
+import { LaneCanon } from './laneCanon.ts';
 import { liveness } from './liveness.ts';
 import { createIts, type ItsState } from '../mechanisms/its.ts';
 import { refinementGap } from './refinement.ts';
@@ -37,7 +38,13 @@ export interface MachineState {
 
 /** Verdicts a single step can end a run with (SEMANTICS §6). */
 export type StopVerdict =
-  'undefined-behavior' | 'trap' | 'resource-exhausted' | 'violation' | 'unsupported';
+  | 'undefined-behavior'
+  | 'trap'
+  | 'resource-exhausted'
+  | 'violation'
+  | 'unsupported'
+  /** The branching budget of unknown predicates ran out at this step (`ExecContext.maxAlternatives`). */
+  | 'bound-reached';
 
 export interface Stop {
   readonly verdict: StopVerdict;
@@ -57,6 +64,12 @@ export interface Transition {
   readonly choice: string | null;
   /** The alternative resolves an unknown value (fair choice, SEMANTICS §5). */
   readonly unknownChoice: boolean;
+  /**
+   * Lanes of different symmetry classes raced at a store or atomic (their order decided the
+   * result), so this step does not commute with renumbering lanes: a lane-symmetric search that
+   * meets one must be redone without symmetry (`explore/exhaustive.ts`).
+   */
+  readonly orderDependent?: boolean;
   readonly next: MachineState | null;
   readonly stop: Stop | null;
 }
@@ -92,6 +105,17 @@ export interface Machine {
   /** The mechanism reports its lanes' PCs (`Mechanism.lanePcs`), so `warpKey` can reduce. */
   readonly canReduce: boolean;
   /**
+   * Lane symmetry is on (`MachineSpec.laneSymmetry`, and the mechanism's rules allow it):
+   * `warpKey` is canonical under renumbering interchangeable lanes (`laneCanon.ts`) and branches
+   * on unknown predicates split by counts of interchangeable lanes. Part of the semantics of
+   * choices: a schedule made with it replays only with it.
+   */
+  readonly symmetric: boolean;
+  /** Why lane symmetry is off though asked for (null when on or not asked for). */
+  readonly symmetryOff: string | null;
+  /** The same machine without lane symmetry. */
+  withoutSymmetry(): Machine;
+  /**
    * The steps of warp `k` alone, in state `ws` with memory `mem` (the other warps play no part in
    * them): `successors` restricted to that warp, with each step's next warp and memory. The
    * explorer caches these per (k, warp, memory).
@@ -106,6 +130,8 @@ export interface WarpStep {
   readonly group: number;
   readonly choice: string | null;
   readonly unknownChoice: boolean;
+  /** See `Transition.orderDependent`. */
+  readonly orderDependent?: boolean;
   readonly warp: WarpState | null;
   readonly memory: Memory | null;
   readonly stop: Stop | null;
@@ -157,6 +183,12 @@ export interface MachineSpec {
   readonly refine?: boolean;
   /** Likely convergence points (branch PC → LCP PC) for the `lcp` mechanism. */
   readonly likelyConvergence?: ReadonlyMap<number, number>;
+  /**
+   * Lane symmetry (issue 16, `laneCanon.ts`): canonical warp keys under renumbering of
+   * interchangeable lanes, and counted splits of unknown branches. Applied only where the
+   * mechanism declares its rules lane-symmetric. Default off.
+   */
+  readonly laneSymmetry?: boolean;
 }
 
 export function createMachine(spec: MachineSpec): Machine {
@@ -370,6 +402,8 @@ export function createMachine(spec: MachineSpec): Machine {
     issues: readonly Issue[],
     out: WarpStep[],
   ): void => {
+    let classes: readonly number[] | null = null;
+    const classesNow = (): readonly number[] => (classes ??= classesOf(warp));
     for (let g = 0; g < issues.length; g++) {
       const issue = issues[g]!;
       if (issue.merged !== undefined) {
@@ -406,7 +440,22 @@ export function createMachine(spec: MachineSpec): Machine {
           guard: op.guard,
           pred2: null,
         };
-      const executed = execute(ctx, op, pc, w, warp.data, mem, issue.mask);
+      const executed = execute(
+        ctx,
+        op,
+        pc,
+        w,
+        warp.data,
+        mem,
+        issue.mask,
+        symmetric ? classesNow() : null,
+      );
+      // Lane symmetry holds for this step unless lanes of different classes race (laneCanon.ts).
+      let orderDependent = false;
+      if (symmetric) {
+        const ordered = orderedLanes(ctx, op, warp.data, issue.mask);
+        if (ordered !== 0) orderDependent = !classesNow().some((c) => (ordered & ~c) === 0);
+      }
       // The mechanism still sees a BMOV (.CLEAR, invalidation) with the lanes that ran it.
       const results =
         op !== opAt[pc] && opAt[pc]!.kind === 'bmov-from-barrier'
@@ -492,6 +541,7 @@ export function createMachine(spec: MachineSpec): Machine {
           group: g,
           choice: r.choice,
           unknownChoice,
+          ...(orderDependent ? { orderDependent } : {}),
           warp: ref ? { mech: adv.state, data: r.data, ref } : { mech: adv.state, data: r.data },
           memory: r.memory,
           stop: null,
@@ -534,6 +584,7 @@ export function createMachine(spec: MachineSpec): Machine {
           group: group + st.group,
           choice: st.choice,
           unknownChoice: st.unknownChoice,
+          ...(st.orderDependent ? { orderDependent: true } : {}),
           next,
           stop: st.stop,
         });
@@ -570,13 +621,43 @@ export function createMachine(spec: MachineSpec): Machine {
     }
   };
 
-  const warpKey = (ws: WarpState, out: KeyWriter, reduced: boolean): void => {
+  // ---- lane symmetry ----
+  const symmetryOff: string | null = !spec.laneSymmetry
+    ? null
+    : mech.laneSymmetric !== true
+      ? `${mech.id}${Object.keys(spec.options).length ? ' with these options' : ''} does not declare its rules lane-symmetric`
+      : mech.laneFairness && mech.pcFairness !== true
+        ? `${mech.id}${Object.keys(spec.options).length ? ' with these options' : ''} is fair per lane, which renumbering lanes does not keep`
+        : !canReduce
+          ? `${mech.id} does not report its lanes' PCs`
+          : null;
+  const symmetric = spec.laneSymmetry === true && symmetryOff === null;
+  const canon = new LaneCanon(W);
+  // Lanes that may still read their own number (or name lanes by number) are pinned: SR_LANEID and
+  // thread ids, VOTE's ballot, WARPSYNC and BMOV masks (laneCanon.ts).
+  const mayReadLane =
+    symmetric && live ? live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!)) : null;
+  const pinnedOf = (ws: WarpState): number => {
+    if (!mayReadLane) return 0;
+    let pinned = 0;
+    mech.lanePcs!(ws.mech, (pc, mask) => {
+      if (pc >= 0 && pc < n && mayReadLane[pc]) pinned |= mask;
+    });
+    return (pinned & ~ws.data.exited) >>> 0;
+  };
+
+  /** Writes warp `ws` into `out`: the mechanism, the reference, then the lanes' data. */
+  const writeWarp = (ws: WarpState, out: KeySink, reduced: boolean): void => {
     mech.key(ws.mech, out);
     if (refMech && ws.ref) refMech.key(ws.ref, out);
     const d = ws.data;
-    out.push(d.exited);
+    out.mask(d.exited);
     const calls = d.calls;
-    for (let l = 0; l < calls.length; l++) out.pushAll(calls[l]!);
+    for (let l = 0; l < calls.length; l++) {
+      const c = calls[l]!;
+      out.lane(l, c.length);
+      for (let i = 0; i < c.length; i++) out.lane(l, c[i]!);
+    }
     const regs = d.regs;
     if (reduced && canReduce) {
       // Only values some lane may still read (liveness.ts); which ones is a function of the
@@ -590,21 +671,36 @@ export function createMachine(spec: MachineSpec): Machine {
         while (m !== 0) {
           const l = 31 - Math.clz32(m & -m);
           m &= m - 1;
-          out.push(regs[l * nSlots + sl]!);
+          out.lane(l, regs[l * nSlots + sl]!);
         }
       }
       for (let p = 0; p < 7; p++) {
         const m = predLanes[p]! & liveLanes;
-        out.push((d.preds[p]! & m) >>> 0);
-        out.push((d.predsUnknown[p]! & m) >>> 0);
+        out.mask((d.preds[p]! & m) >>> 0);
+        out.mask((d.predsUnknown[p]! & m) >>> 0);
       }
       return;
     }
-    for (let i = 0; i < regs.length; i++) out.push(regs[i]!);
+    for (let l = 0; l < W; l++)
+      for (let sl = 0; sl < nSlots; sl++) out.lane(l, regs[l * nSlots + sl]!);
     for (let p = 0; p < 7; p++) {
-      out.push(d.preds[p]!);
-      out.push(d.predsUnknown[p]!);
+      out.mask(d.preds[p]!);
+      out.mask(d.predsUnknown[p]!);
     }
+  };
+
+  const warpKey = (ws: WarpState, out: KeyWriter, reduced: boolean): void => {
+    if (!symmetric) return writeWarp(ws, out, reduced);
+    canon.reset();
+    writeWarp(ws, canon, reduced);
+    canon.write(out, pinnedOf(ws));
+  };
+
+  /** The groups of interchangeable lanes of `ws` (lane symmetry on). */
+  const classesOf = (ws: WarpState): readonly number[] => {
+    canon.reset();
+    writeWarp(ws, canon, canReduce);
+    return canon.classes(pinnedOf(ws));
   };
 
   const memoryKey = (m: Memory, out: KeyWriter): void => {
@@ -615,7 +711,7 @@ export function createMachine(spec: MachineSpec): Machine {
   const keyWriter = new KeyWriter();
   const liveOf = (s: MachineState) => s.warps.map((w) => (full & ~w.data.exited) >>> 0);
 
-  return {
+  const machine: Machine = {
     program,
     ops,
     launch,
@@ -647,6 +743,26 @@ export function createMachine(spec: MachineSpec): Machine {
     warpKey,
     memoryKey,
     canReduce,
+    symmetric,
+    symmetryOff,
+    withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
     warpSteps,
   };
+  return machine;
+}
+
+/** Ops whose effect depends on lane numbers, or that name lanes by number (laneCanon.ts). */
+function readsLaneNumber(op: Op, policy: string): boolean {
+  if (policy === 'nop' || policy === 'reject') return false;
+  switch (op.kind) {
+    case 's2r':
+      return /^SR_(LANEID|TID|LANEMASK|VIRTID)/.test(op.sreg);
+    case 'vote':
+    case 'warpsync':
+    case 'bmov-from-barrier':
+    case 'bmov-to-barrier':
+      return true;
+    default:
+      return false;
+  }
 }

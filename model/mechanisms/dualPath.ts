@@ -1,5 +1,5 @@
 import type { Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import {
   VIRTUAL_EXIT,
   type Advance,
@@ -169,14 +169,14 @@ export function createDualPath(
       if (top) for (const p of top.paths) if (runs(top, p)) m |= p.mask;
       return m >>> 0;
     },
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       out.push(s.length);
       for (const e of s) {
         out.push(e.frame ? -2 - e.rpc : e.rpc);
         out.push(e.paths.length);
         for (const p of e.paths) {
           out.push(p.pc);
-          out.push(p.mask);
+          out.mask(p.mask);
         }
       }
     },

@@ -1,7 +1,7 @@
 import type { Op } from '../isa/op.ts';
 import type { Group, Outcome } from '../lanes/execute.ts';
 import { popcount } from '../lanes/values.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import type {
   Advance,
   Formatter,
@@ -136,6 +136,8 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
   return {
     id: 'hanoi',
     laneFairness: false,
+    // Lane symmetry (issue 16): every order uses PCs and lane counts, except the `upper-lanes` tie.
+    laneSymmetric: o.tie !== 'upper-lanes',
     policy(op: Op): Policy {
       return op.kind === 'stack-op' ? 'reject' : 'native';
     },
@@ -310,23 +312,23 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
       const top = s.ws[s.ws.length - 1];
       return top ? top.mask : 0;
     },
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       out.push(s.ws.length);
       for (const e of s.ws) {
         out.push(e.pc);
-        out.push(e.mask);
+        out.mask(e.mask);
       }
       out.push(s.rec.length);
       for (const r of s.rec) {
         out.push(r.pc);
         out.push(r.reg);
         out.push(r.kind === 'bssy' ? 0 : 1);
-        out.push(r.named);
+        out.mask(r.named);
       }
-      for (const m of s.b) out.push(m);
+      for (const m of s.b) out.mask(m);
       out.push(s.valid);
-      out.push(s.waiting);
-      out.push(s.finished);
+      out.mask(s.waiting);
+      out.mask(s.finished);
     },
     lanePcs(s, visit) {
       for (const e of s.ws) visit(e.pc, e.mask);

@@ -1,6 +1,6 @@
 import type { Op } from '../isa/op.ts';
 import type { Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import type {
   Advance,
   Formatter,
@@ -124,6 +124,11 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
   return {
     id: 'its',
     laneFairness: true,
+    // Lane symmetry (issue 16): groups are by PC, ordered by PC. With maximal groups every issue
+    // at a PC takes every ready lane there, so lane fairness is fairness per PC (mechanism.ts);
+    // single-lane issues are fair per lane, which renumbering does not keep.
+    laneSymmetric: true,
+    pcFairness: o.grouping === 'maximal',
     policy(op: Op): Policy {
       if (op.kind === 'stack-op') return 'reject';
       if (barrier(op)) return o.barriers;
@@ -271,14 +276,14 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0 && s.wait[l] === READY) m |= 1 << l;
       return m >>> 0;
     },
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       const { pcs, wait, named, b } = s;
       for (let l = 0; l < pcs.length; l++) {
-        out.push(pcs[l]! + 1);
-        out.push(wait[l]! + 1);
-        out.push(named[l]!);
+        out.lane(l, pcs[l]! + 1);
+        out.lane(l, wait[l]! + 1);
+        out.laneMask(l, named[l]!);
       }
-      for (let x = 0; x < b.length; x++) out.push(b[x]!);
+      for (let x = 0; x < b.length; x++) out.mask(b[x]!);
     },
     lanePcs(s, visit) {
       // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.

@@ -1,5 +1,5 @@
 import type { Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import {
   VIRTUAL_EXIT,
   type Advance,
@@ -109,6 +109,8 @@ export function createLcp(ctx: MechanismContext, opts: LcpOptions): Mechanism<Lc
   return {
     id: 'lcp',
     laneFairness: false,
+    // Orders and ties use PCs and lane counts only (issue 16: lane symmetry).
+    laneSymmetric: true,
     policy: (op) => preVoltaPolicy(op, opts),
     init: () => [{ pc: ctx.entry, rpc: NONE, mask: ctx.full, lpc: NONE, lpos: -1, frame: false }],
     candidates(s) {
@@ -185,12 +187,12 @@ export function createLcp(ctx: MechanismContext, opts: LcpOptions): Mechanism<Lc
       const top = s[s.length - 1];
       return top ? top.mask : 0;
     },
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       out.push(s.length);
       for (const e of s) {
         out.push(e.pc);
         out.push(e.frame ? -2 - e.rpc : e.rpc);
-        out.push(e.mask);
+        out.mask(e.mask);
         out.push(e.lpc);
         out.push(e.lpos);
       }

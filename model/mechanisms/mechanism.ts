@@ -1,7 +1,7 @@
 import type { Op } from '../isa/op.ts';
 import type { Program } from '../isa/program.ts';
 import type { Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 
 /** One issue: the PC to run and the lanes that run it (DESIGN.md "The central interface"). */
 export interface Issue {
@@ -74,6 +74,19 @@ export interface Mechanism<S> {
   readonly id: string;
   /** Weak fairness per lane (its) rather than per warp only. */
   readonly laneFairness: boolean;
+  /**
+   * Lane symmetry (issue 16): the rules commute with renumbering lanes — no order, tie or choice
+   * depends on lane numbers or on mask values as numbers, only on sets and their sizes — so
+   * states that differ by a permutation of lanes behave alike up to that permutation. The key
+   * must mark lane sets with `mask` and per-lane values with `lane`.
+   */
+  readonly laneSymmetric?: boolean;
+  /**
+   * With `laneFairness`: every issue at a PC takes every ready lane at that PC (`its` with
+   * maximal groups), so weak fairness per lane is weak fairness per PC — which renumbering lanes
+   * keeps, so the lane-symmetric search checks fairness per PC (`explore/fairCycles.ts`).
+   */
+  readonly pcFairness?: boolean;
   policy(op: Op): Policy;
   init(): S;
   /** What may issue next; [] = blocked or done; several = a choice for exploration. */
@@ -82,7 +95,7 @@ export interface Mechanism<S> {
   advance(state: S, issue: Issue, outcome: Outcome, exited: number): Advance<S>;
   /** Lanes that could issue now (not waiting, not exited): the per-lane fairness condition. */
   ready(state: S): number;
-  key(state: S, out: KeyWriter): void;
+  key(state: S, out: KeySink): void;
   view(state: S, fmt: Formatter): StateView;
   /**
    * Optional, for the explorer's dead-value reduction (`machine/liveness.ts`): calls `visit` with

@@ -1,5 +1,5 @@
 import type { Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import {
   VIRTUAL_EXIT,
   type Advance,
@@ -210,18 +210,18 @@ export function createMpIpdom(
       for (const sp of s.st) m |= sp.mask;
       return m >>> 0;
     },
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       out.push(s.st.length);
       for (const sp of s.st) {
         out.push(sp.pc);
-        out.push(sp.mask);
+        out.mask(sp.mask);
         out.push(sp.r);
       }
       out.push(s.rt.length);
       for (const e of s.rt) {
         out.push(e.pc);
-        out.push(e.rec);
-        out.push(e.pending);
+        out.mask(e.rec);
+        out.mask(e.pending);
         out.push(e.parent);
         out.push(e.frame ? 1 : 0);
       }

@@ -6,7 +6,7 @@ import {
   type Unit,
 } from '../compile/opcodeConvergent.ts';
 import type { Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import {
   VIRTUAL_EXIT,
   type Advance,
@@ -175,6 +175,8 @@ export function createOpcodeConvergent(
   return {
     id: 'opcode-convergent',
     laneFairness: false,
+    // Orders and ties use PCs and lane counts only (issue 16: lane symmetry).
+    laneSymmetric: true,
     policy: inner.policy,
     init: () => [{ pc: ctx.entry, rpc: VIRTUAL_EXIT, mask: ctx.full, frame: false }],
     candidates(s) {
@@ -240,7 +242,7 @@ export function createOpcodeConvergent(
       const i = regionIssue(top);
       return (i.mask | (i.merged?.mask ?? 0)) >>> 0;
     },
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       out.push(s.length);
       for (let i = 0; i < s.length; i++) {
         const e = s[i]!;
@@ -249,12 +251,12 @@ export function createOpcodeConvergent(
           out.push(-2);
           out.push(e.region);
           out.push(e.slot);
-          out.push(e.taken);
-          out.push(e.notTaken);
+          out.mask(e.taken);
+          out.mask(e.notTaken);
         } else {
           out.push(e.pc);
           out.push(e.rpc);
-          out.push(e.mask);
+          out.mask(e.mask);
           out.push(e.frame ? 1 : 0);
         }
       }

@@ -2,7 +2,7 @@ import { foreignOption, PRE_VOLTA_OPTIONS, warpsyncStop } from './preVolta.ts';
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import type {
   Advance,
   Formatter,
@@ -188,6 +188,8 @@ export function createPathList(
   return {
     id: spec.id,
     laneFairness: false,
+    // Orders and ties use PCs and lane counts only (issue 16: lane symmetry).
+    laneSymmetric: true,
     policy(op: Op): Policy {
       if (op.kind === 'warpsync') return opts.warpsync;
       if (BARRIER_KINDS.has(op.kind) || op.kind === 'yield') return opts.foreign;
@@ -212,11 +214,11 @@ export function createPathList(
       return spec.step(list === s.list ? s : { active: s.active, list }, issue, outcome, exited);
     },
     ready: (s) => (s.active ? s.active.mask : 0),
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       const a = s.active;
       if (a) {
         out.push(a.pc);
-        out.push(a.mask);
+        out.mask(a.mask);
         out.push(a.depth);
       } else out.push(-3);
       const list = s.list;
@@ -225,13 +227,13 @@ export function createPathList(
         const e = list[i]!;
         if (e.kind === 'path') {
           out.push(e.pc);
-          out.push(e.mask);
+          out.mask(e.mask);
           out.push(e.depth);
         } else {
           out.push(-2);
-          out.push(e.mask);
+          out.mask(e.mask);
           out.push(e.depth);
-          out.push(e.joined);
+          out.mask(e.joined);
           out.push(e.resume);
         }
       }

@@ -3,7 +3,7 @@ import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Group, Outcome } from '../lanes/execute.ts';
 import { popcount } from '../lanes/values.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import {
   VIRTUAL_EXIT,
   type Advance,
@@ -96,6 +96,8 @@ export function createSimtStack(
   return {
     id: 'simt-stack',
     laneFairness: false,
+    // Orders and ties use PCs and lane counts only (issue 16: lane symmetry).
+    laneSymmetric: true,
     policy(op: Op): Policy {
       if (op.kind === 'warpsync') return opts.warpsync;
       if (BARRIER_KINDS.has(op.kind) || op.kind === 'yield') return opts.foreign;
@@ -161,13 +163,13 @@ export function createSimtStack(
       const top = s[s.length - 1];
       return top ? top.mask : 0;
     },
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       out.push(s.length);
       for (let i = 0; i < s.length; i++) {
         const e = s[i]!;
         out.push(e.pc);
         out.push(e.rpc);
-        out.push(e.mask);
+        out.mask(e.mask);
         out.push(e.frame ? 1 : 0);
       }
     },

@@ -2,7 +2,7 @@ import { PRE_VOLTA_OPTIONS, warpsyncStop } from './preVolta.ts';
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Group, Outcome } from '../lanes/execute.ts';
-import type { KeyWriter } from '../machine/key.ts';
+import type { KeySink } from '../machine/key.ts';
 import type {
   Advance,
   Formatter,
@@ -166,6 +166,8 @@ export function createTokenStack(
   return {
     id: 'token-stack',
     laneFairness: false,
+    // Orders and ties use PCs and lane counts only (issue 16: lane symmetry).
+    laneSymmetric: true,
     policy(op: Op): Policy {
       if (op.kind === 'warpsync') return opts.warpsync;
       if (BARRIER_KINDS.has(op.kind) || op.kind === 'yield') return opts.foreign;
@@ -321,15 +323,15 @@ export function createTokenStack(
       return { ...outcome, groups: regrouped };
     },
     ready: (s) => s.mask,
-    key(s, out: KeyWriter) {
+    key(s, out: KeySink) {
       out.push(s.pc + 1);
-      out.push(s.mask);
+      out.mask(s.mask);
       const t = s.tokens;
       out.push(t.length);
       for (let i = 0; i < t.length; i++) {
         const e = t[i]!;
         out.push(TYPE_CODE[e.type]);
-        out.push(e.mask);
+        out.mask(e.mask);
         out.push(e.pc);
       }
     },

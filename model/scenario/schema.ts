@@ -70,6 +70,11 @@ export const scenarioSchema = z
     mechanism: z.string(),
     options: z.record(z.string(), z.string()).optional(),
     atomicOrder: z.enum(['ascending', 'descending', 'explore']).optional(),
+    /**
+     * Lane symmetry (issue 16): unknown branches split by counts of interchangeable lanes, so
+     * the schedule's choices index those splits; default false.
+     */
+    laneSymmetry: z.boolean().optional(),
     /** Choice indices from the initial state. */
     schedule: z.array(int.min(0)),
     /** For a livelock: the index in `schedule` where the cycle starts (a lasso). */

@@ -17,6 +17,7 @@ export function machineFor(
   atomicOrder: AtomicOrder,
   strict = false,
   refine = true,
+  laneSymmetry = false,
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {
   const factory = findMechanism(mechanism);
   if (!factory)
@@ -40,6 +41,7 @@ export function machineFor(
       entry: loaded.entry,
       ipdom: loaded.ipdom,
       refine,
+      laneSymmetry,
       ...(loaded.likelyConvergence ? { likelyConvergence: loaded.likelyConvergence } : {}),
     }),
   };
@@ -59,6 +61,8 @@ export function scenarioFromFinding(args: {
   readonly mechanism: string;
   readonly options: Readonly<Record<string, string>>;
   readonly atomicOrder: AtomicOrder;
+  /** The search ran with lane symmetry (`ExploreResult.laneSymmetry`): the schedule needs it. */
+  readonly laneSymmetry?: boolean;
   readonly finding: Finding;
   readonly found: Record<string, unknown>;
 }): Scenario {
@@ -86,6 +90,7 @@ export function scenarioFromFinding(args: {
     mechanism: args.mechanism,
     options: { ...args.options },
     atomicOrder: args.atomicOrder,
+    ...(args.laneSymmetry ? { laneSymmetry: true } : {}),
     schedule: [...f.schedule],
     ...(f.loop !== null ? { loop: f.loop } : {}),
     expect: { verdict: f.verdict, kind: f.kind, property: f.property },
@@ -120,6 +125,7 @@ export function scenarioMachine(
     s.atomicOrder ?? 'ascending',
     s.strict ?? false,
     s.refine ?? true,
+    s.laneSymmetry ?? false,
   );
   if (!m.ok) return { ok: false, error: at(m.error.join('; ')) };
   return { ok: true, machine: m.value, loaded: loaded.value };

@@ -42,6 +42,8 @@ export interface RunSetup {
   readonly launch?: Partial<Launch>;
   readonly atomicOrder?: AtomicOrder;
   readonly strict?: boolean;
+  /** Lane symmetry (`MachineSpec.laneSymmetry`). */
+  readonly laneSymmetry?: boolean;
 }
 
 /** A machine for `mechanism` on a listing. */
@@ -54,6 +56,8 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
     setup.options ?? {},
     setup.atomicOrder ?? 'ascending',
     setup.strict ?? false,
+    true,
+    setup.laneSymmetry ?? false,
   );
   if (!m.ok) expect.fail(m.error.join('; '));
   return m.value;

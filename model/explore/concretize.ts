@@ -1,0 +1,94 @@
+import type { Machine, MachineState, Transition } from '../machine/machine.ts';
+
+/**
+ * Schedules from the real initial state (DESIGN.md "Every random run is reproducible"): the
+ * search stores one representative per class of equivalent states (dead values, lane symmetry),
+ * and the choices it records index the *representative's* successors. A reached state may be
+ * another member of the class — with lane symmetry, the same state with its lanes renumbered,
+ * whose successors come in another order. So a finding's path of state ids is walked again from
+ * the initial state, at each step taking a successor in the next class (`inClass`), the
+ * representative's choice first.
+ */
+export interface ClassPath {
+  /** State ids from the initial state (ids[0]) to the last state of the path. */
+  readonly ids: readonly number[];
+  /** The representative's choices along `ids` (one fewer than ids). */
+  readonly hint: readonly number[];
+}
+
+/** `s` is in the class of stored state `id`. */
+export type InClass = (s: MachineState, id: number) => boolean;
+
+/** Walks `path` from `from`; null when some step has no successor in the next class. */
+export function walkClasses(
+  machine: Machine,
+  from: MachineState,
+  path: ClassPath,
+  inClass: InClass,
+): { schedule: number[]; state: MachineState } | null {
+  const schedule: number[] = [];
+  let s = from;
+  for (let i = 0; i + 1 < path.ids.length; i++) {
+    const succ = machine.successors(s);
+    const target = path.ids[i + 1]!;
+    const c = pick(succ, path.hint[i]!, (t) => t.next !== null && inClass(t.next, target));
+    if (c < 0) return null;
+    schedule.push(c);
+    s = succ[c]!.next!;
+  }
+  return { schedule, state: s };
+}
+
+/** The step from `s` that ends the run as `verdict`/`property` do, the hint first; -1 if none. */
+export function stopChoice(
+  machine: Machine,
+  s: MachineState,
+  hint: number,
+  verdict: string,
+  property: string | null,
+): { choice: number; transition: Transition } | null {
+  const succ = machine.successors(s);
+  const c = pick(
+    succ,
+    hint,
+    (t) => t.stop !== null && t.stop.verdict === verdict && (t.stop.property ?? null) === property,
+  );
+  return c < 0 ? null : { choice: c, transition: succ[c]! };
+}
+
+/**
+ * A lasso whose cycle returns to the very same state: the cycle's classes are walked turn after
+ * turn from the prefix's end until a turn starts where an earlier one did (a renumbering of lanes
+ * returns to the identity after finitely many turns; dead values are rewritten within one).
+ * Returns the prefix (whole turns added) and the cycle (one or more turns), or null when that
+ * does not show within `maxTurns`.
+ */
+export function exactLasso(
+  machine: Machine,
+  prefixEnd: MachineState,
+  cycle: ClassPath,
+  inClass: InClass,
+  maxTurns = 64,
+): { prefix: number[]; cycle: number[] } | null {
+  const seen = new Map<string, number>();
+  const turns: number[][] = [];
+  let s = prefixEnd;
+  for (let t = 0; t <= maxTurns; t++) {
+    const k = machine.key(s);
+    const first = seen.get(k);
+    if (first !== undefined)
+      return { prefix: turns.slice(0, first).flat(), cycle: turns.slice(first).flat() };
+    seen.set(k, t);
+    const turn = walkClasses(machine, s, cycle, inClass);
+    if (!turn) return null;
+    turns.push(turn.schedule);
+    s = turn.state;
+  }
+  return null;
+}
+
+function pick(succ: readonly Transition[], hint: number, ok: (t: Transition) => boolean): number {
+  if (hint >= 0 && hint < succ.length && ok(succ[hint]!)) return hint;
+  for (let c = 0; c < succ.length; c++) if (c !== hint && ok(succ[c]!)) return c;
+  return -1;
+}
