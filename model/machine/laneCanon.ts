@@ -45,7 +45,15 @@ export class LaneCanon implements KeySink {
   private sig: Float64Array[] = [];
   private sigLen: Int32Array;
 
-  constructor(readonly warpSize: number) {
+  /**
+   * @param unsound For the soundness law's planted bug only: `drop-lane-values` leaves the lanes'
+   *   own values out of the key (lanes at different PCs or with different registers then merge),
+   *   which the law must catch.
+   */
+  constructor(
+    readonly warpSize: number,
+    private readonly unsound: 'none' | 'drop-lane-values' = 'none',
+  ) {
     this.laneVals = Array.from({ length: warpSize }, () => new Float64Array(64));
     this.laneLen = new Int32Array(warpSize);
     this.order = Array.from({ length: warpSize }, (_, l) => l);
@@ -110,9 +118,10 @@ export class LaneCanon implements KeySink {
         s[j++] = 0;
         s[j++] = l;
       } else s[j++] = 1;
-      s[j++] = len;
+      const kept = this.unsound === 'drop-lane-values' ? 0 : len;
+      s[j++] = kept;
       const vals = this.laneVals[l]!;
-      for (let i = 0; i < len; i++) s[j++] = vals[i]!;
+      for (let i = 0; i < kept; i++) s[j++] = vals[i]!;
       // Membership of every lane set, 30 sets to a number.
       let word = 0;
       let bit = 0;

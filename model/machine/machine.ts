@@ -189,6 +189,8 @@ export interface MachineSpec {
    * mechanism declares its rules lane-symmetric. Default off.
    */
   readonly laneSymmetry?: boolean;
+  /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */
+  readonly plantUnsoundSymmetry?: boolean;
 }
 
 export function createMachine(spec: MachineSpec): Machine {
@@ -632,7 +634,7 @@ export function createMachine(spec: MachineSpec): Machine {
           ? `${mech.id} does not report its lanes' PCs`
           : null;
   const symmetric = spec.laneSymmetry === true && symmetryOff === null;
-  const canon = new LaneCanon(W);
+  const canon = new LaneCanon(W, spec.plantUnsoundSymmetry ? 'drop-lane-values' : 'none');
   // Lanes that may still read their own number (or name lanes by number) are pinned: SR_LANEID and
   // thread ids, VOTE's ballot, WARPSYNC and BMOV masks (laneCanon.ts).
   const mayReadLane =
