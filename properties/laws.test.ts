@@ -122,7 +122,7 @@ describe('determinism', () => {
           expect({ ...r2, timeMs: 0 }).toEqual({ ...r1, timeMs: 0 });
           for (const f of r1.findings) {
             let s = m.initial();
-            const keys = [m.key(s)];
+            const keys = [m.behaviourKey(s)];
             let stopped: string | null = null;
             for (const c of f.schedule) {
               const t = m.successors(s)[c]!;
@@ -131,7 +131,7 @@ describe('determinism', () => {
                 break;
               }
               s = t.next!;
-              keys.push(m.key(s));
+              keys.push(m.behaviourKey(s));
             }
             if (f.loop !== null) expect(keys[keys.length - 1]).toBe(keys[f.loop]);
             else if (f.verdict === 'terminates') expect(m.status(s)).toBe('terminated');

@@ -57,9 +57,10 @@ export function stopChoice(
 }
 
 /**
- * A lasso whose cycle returns to the very same state: the cycle's classes are walked turn after
- * turn from the prefix's end until a turn starts where an earlier one did (a renumbering of lanes
- * returns to the identity after finitely many turns; dead values are rewritten within one).
+ * A lasso whose cycle returns to the same state — equal in every value that can still reach
+ * control (`Machine.behaviourKey`): the cycle's classes are walked turn after turn from the
+ * prefix's end until a turn starts where an earlier one did (a renumbering of lanes returns to
+ * the identity after finitely many turns).
  * Returns the prefix (whole turns added) and the cycle (one or more turns), or null when that
  * does not show within `maxTurns`.
  */
@@ -74,7 +75,7 @@ export function exactLasso(
   const turns: number[][] = [];
   let s = prefixEnd;
   for (let t = 0; t <= maxTurns; t++) {
-    const k = machine.key(s);
+    const k = machine.behaviourKey(s);
     const first = seen.get(k);
     if (first !== undefined)
       return { prefix: turns.slice(0, first).flat(), cycle: turns.slice(first).flat() };

@@ -149,8 +149,7 @@ export function explore(
       machine.warpKey(st.warps[k]!, kw, reduced);
       if (!sameVector(warpTable.get(stateTable.at(id, k)))) return false;
     }
-    kw.reset();
-    machine.memoryKey(st.memory, kw);
+    memKey(st.memory);
     return sameVector(memTable.get(stateTable.at(id, K)));
   };
   const warpId = (ws: WarpState): number => {
@@ -160,9 +159,13 @@ export function explore(
     if (id === warpObjs.length) warpObjs.push(ws);
     return id;
   };
-  const memId = (m: Memory): number => {
+  /** Memory is keyed unless the reduction knows it cannot influence control. */
+  const memKey = (m: Memory): void => {
     kw.reset();
-    machine.memoryKey(m, kw);
+    if (!reduced || machine.memoryRelevant) machine.memoryKey(m, kw);
+  };
+  const memId = (m: Memory): number => {
+    memKey(m);
     const id = memTable.intern(kw.buf, kw.length);
     if (id === memObjs.length) memObjs.push(m);
     return id;

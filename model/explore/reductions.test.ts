@@ -35,7 +35,7 @@ function checkFindings(machine: Machine, result: ExploreResult): void {
     const { states, last } = replay(machine, f.schedule);
     const end = states.at(-1)!;
     if (f.loop !== null) {
-      expect(machine.key(states[f.loop]!)).toBe(machine.key(end));
+      expect(machine.behaviourKey(states[f.loop]!)).toBe(machine.behaviourKey(end));
       const cycle = states.slice(f.loop, -1);
       const steps = f.schedule.slice(f.loop);
       for (let w = 0; w < machine.launch.warps; w++) {

@@ -10,12 +10,12 @@ import { load } from '../testing/run.ts';
 import { liveness } from './liveness.ts';
 
 /** Live registers (as `R<n>` names) and predicates (`P<n>`) at every PC. */
-function liveSets(text: string, policy: Policy = 'native'): string[][] {
+function liveSets(text: string, policy: Policy = 'native', relevance = false): string[][] {
   const { ops } = load(text);
   const layout = registerLayout(ops);
   const names: string[] = [];
   for (let r = 0; r < 255; r++) if (layout.slot[r]! >= 0) names[layout.slot[r]!] = `R${r}`;
-  const lv = liveness(ops, layout, (op) => (op.kind === 'bssy' ? policy : 'native'));
+  const lv = liveness(ops, layout, (op) => (op.kind === 'bssy' ? policy : 'native'), relevance);
   return ops.map((_, pc) => {
     const out: string[] = [];
     for (let s = 0; s < layout.count; s++)
@@ -91,5 +91,37 @@ describe('liveness', () => {
     const text = ['MOV R1, 0x1', 'BSSY B0, L', 'L:', 'STS [RZ+0x100], R1', 'EXIT'].join('\n');
     expect(liveSets(text, 'nop')[1]).toEqual(['R1']);
     expect(liveSets(text, 'reject')[1]).toEqual(['R1', 'P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6']);
+  });
+
+  describe('with relevance (strong liveness: only what may still reach control)', () => {
+    it('a value that is only stored, with no load anywhere, is not live; a branch keeps its inputs', () => {
+      // By hand: no load reads memory, so the stores' operands are not relevant; R1 feeds the
+      // ISETP whose P0 guards the BRA (a sink), so R1 is live from its write to the ISETP.
+      const text = [
+        'MOV R1, 0x3', // 0: {}
+        'IADD3 R2, R1, 0x1, RZ', // 1: {R1} — R2 only reaches the store: not live
+        'STS [RZ+0x100], R2', // 2: {R1}
+        'ISETP.NE.AND P0, PT, R1, RZ, PT', // 3: {R1}
+        '@P0 BRA L', // 4: {P0}
+        'L:',
+        'EXIT', // 5: {}
+      ].join('\n');
+      expect(liveSets(text, 'native', true)).toEqual([[], ['R1'], ['R1'], ['R1'], ['P0'], []]);
+      // Without relevance the stored value and its input are live as usual.
+      expect(liveSets(text)[2]).toEqual(['R1', 'R2']);
+    });
+
+    it('once a load feeds a branch, memory is relevant and stores keep their operands', () => {
+      const text = [
+        'MOV R2, 0x5', // 0: {}
+        'STS [RZ+0x100], R2', // 1: {R2}
+        'LDS R3, [RZ+0x100]', // 2: {}
+        'ISETP.NE.AND P0, PT, R3, RZ, PT', // 3: {R3}
+        '@P0 BRA L', // 4: {P0}
+        'L:',
+        'EXIT', // 5: {}
+      ].join('\n');
+      expect(liveSets(text, 'native', true)).toEqual([[], ['R2'], [], ['R3'], ['P0'], []]);
+    });
   });
 });

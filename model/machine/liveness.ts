@@ -36,14 +36,34 @@ export interface Liveness {
    * target). Lane symmetry pins the lanes that may still read their lane number so.
    */
   mayReach(isTarget: (pc: number) => boolean): Uint8Array;
+  /**
+   * Shared memory can influence control: some load's (or atomic's) result is relevant. When it
+   * cannot, what memory holds is irrelevant too (`relevance` below).
+   */
+  readonly memoryRelevant: boolean;
+  /** writes[pc * words + (slot >> 5)]: the slots the op at pc may write (guarded writes too). */
+  readonly writes: Uint32Array;
+  /** writesP[pc] bit p: the op at pc may write Pp. */
+  readonly writesP: Uint8Array;
 }
 
 const ALL_PREDS = 0x7f;
 
+/**
+ * With `relevance` (the default) a value is live only where it may still influence control:
+ * *strong* (faint-variable) liveness. An instruction reads its sources only when it is a sink —
+ * control, barrier, WARPSYNC and atomic instructions, and stores while memory is relevant — or
+ * when something it writes is itself live after it. A value that can only ever flow into other
+ * such values (a sum that is stored and never read back, a loaded datum nobody branches on) then
+ * is dead, and states differing only in it are one: every verdict is about control (which lanes
+ * issue where, wait, exit or stop), which such values never reach. Data instructions end a run
+ * only through values that reach control (BMOV, WARPSYNC masks), which are sinks.
+ */
 export function liveness(
   ops: readonly Op[],
   layout: RegisterLayout,
   policy: (op: Op) => Policy,
+  relevance = true,
 ): Liveness {
   const n = ops.length;
   const words = Math.max(1, Math.ceil(layout.count / 32));
@@ -53,6 +73,8 @@ export function liveness(
   const killR = new Uint32Array((n + 1) * words);
   const useP = new Uint8Array(n + 1);
   const killP = new Uint8Array(n + 1);
+  const writes = new Uint32Array((n + 1) * words);
+  const writesP = new Uint8Array(n + 1);
   const allOut = new Uint8Array(n + 1);
   const succ: number[][] = [];
   for (let pc = 0; pc < n; pc++) {
@@ -85,9 +107,12 @@ export function liveness(
     const always = (p: PredRef | null) => p === null || (p.index === PT && !p.negated);
     const unconditional = always(op.guard) && always(op.pred2);
     const def = (r: number) => {
+      const s = slotOf(r);
+      if (s >= 0) writes[base + (s >>> 5)]! |= 1 << (s & 31);
       if (unconditional) killReg(r);
     };
     const defPred = (p: PredRef) => {
+      if (p.index !== PT) writesP[pc]! |= 1 << p.index;
       if (unconditional) killPred(p);
     };
     if (pol === 'reject') {
@@ -217,6 +242,35 @@ export function liveness(
     // A register both read and written by one op is read first: uses win over kills below.
   }
   succ.push([]);
+  // How each op reads under relevance: 0 always (a sink), 1 when it writes something live, 2 a
+  // store (when memory is relevant), 3 a load (when it writes something live).
+  const reads = new Uint8Array(n + 1);
+  for (let pc = 0; pc < n; pc++) {
+    const op = ops[pc]!;
+    const pol = policy(op);
+    if (!relevance || pol === 'reject' || pol === 'nop') continue;
+    switch (op.kind) {
+      case 'mov':
+      case 's2r':
+      case 'arith':
+      case 'lop3':
+      case 'shift':
+      case 'isetp':
+      case 'vote':
+      case 'opaque':
+        reads[pc] = 1;
+        break;
+      case 'load':
+        reads[pc] = 3;
+        break;
+      case 'store':
+        reads[pc] = 2;
+        break;
+      default:
+        break;
+    }
+  }
+  let memoryRelevant = !relevance || ops.some((op) => op.kind === 'atomic');
   // Backward fixpoint: live_in = use ∪ (live_out − kill); live_out = ∪ live_in(succ) or ALL.
   const regs = new Uint32Array((n + 1) * words);
   const preds = new Uint8Array(n + 1);
@@ -224,37 +278,63 @@ export function liveness(
     const bits = layout.count - w * 32;
     return bits >= 32 ? 0xffffffff : bits <= 0 ? 0 : ((1 << bits) - 1) >>> 0;
   };
-  let changed = true;
   const out = new Uint32Array(words);
-  while (changed) {
-    changed = false;
-    for (let pc = n - 1; pc >= 0; pc--) {
-      let outP = 0;
-      if (allOut[pc]) {
-        for (let w = 0; w < words; w++) out[w] = fullWord(w);
-        outP = ALL_PREDS;
-      } else {
-        out.fill(0);
-        for (const t of succ[pc]!) {
-          if (t < 0 || t > n) continue;
-          for (let w = 0; w < words; w++) out[w]! |= regs[t * words + w]!;
-          outP |= preds[t]!;
+  /** Something op `pc` writes is live after it (`out`, `outP` hold live_out). */
+  const writesLive = (pc: number, outP: number): boolean => {
+    if ((writesP[pc]! & outP) !== 0) return true;
+    for (let w = 0; w < words; w++) if ((writes[pc * words + w]! & out[w]!) !== 0) return true;
+    return false;
+  };
+  const fixpoint = (): void => {
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (let pc = n - 1; pc >= 0; pc--) {
+        let outP = 0;
+        if (allOut[pc]) {
+          for (let w = 0; w < words; w++) out[w] = fullWord(w);
+          outP = ALL_PREDS;
+        } else {
+          out.fill(0);
+          for (const t of succ[pc]!) {
+            if (t < 0 || t > n) continue;
+            for (let w = 0; w < words; w++) out[w]! |= regs[t * words + w]!;
+            outP |= preds[t]!;
+          }
         }
-      }
-      for (let w = 0; w < words; w++) {
-        const i = pc * words + w;
-        const v = (useR[i]! | (out[w]! & ~killR[i]!)) >>> 0;
-        if (v !== regs[i]) {
-          regs[i] = v;
+        const kind = reads[pc]!;
+        const used = kind === 0 || (kind === 2 ? memoryRelevant : writesLive(pc, outP));
+        for (let w = 0; w < words; w++) {
+          const i = pc * words + w;
+          const v = ((used ? useR[i]! : 0) | (out[w]! & ~killR[i]!)) >>> 0;
+          if (v !== regs[i]) {
+            regs[i] = v;
+            changed = true;
+          }
+        }
+        const p = (used ? useP[pc]! : 0) | (outP & ~killP[pc]!);
+        if (p !== preds[pc]) {
+          preds[pc] = p;
           changed = true;
         }
       }
-      const p = useP[pc]! | (outP & ~killP[pc]!);
-      if (p !== preds[pc]) {
-        preds[pc] = p;
-        changed = true;
-      }
     }
+  };
+  fixpoint();
+  if (!memoryRelevant) {
+    // Memory matters once a load's result does (then every store's value and address do).
+    for (let pc = 0; pc < n && !memoryRelevant; pc++) {
+      if (reads[pc] !== 3) continue;
+      out.fill(0);
+      let outP = 0;
+      for (const t of succ[pc]!) {
+        if (t < 0 || t > n) continue;
+        for (let w = 0; w < words; w++) out[w]! |= regs[t * words + w]!;
+        outP |= preds[t]!;
+      }
+      if (allOut[pc] || writesLive(pc, outP)) memoryRelevant = true;
+    }
+    if (memoryRelevant) fixpoint();
   }
   const mayReach = (isTarget: (pc: number) => boolean): Uint8Array => {
     const out = new Uint8Array(n + 1);
@@ -265,12 +345,25 @@ export function liveness(
         any = true;
       }
     if (!any) return out;
+    // Control successors: as `succ`, but a CALL goes to its callee and its return site, a RET to
+    // every return site, a BRX to its declared targets (unknown ones: anywhere).
+    const returnSites: number[] = [];
+    for (let pc = 0; pc < n; pc++) if (ops[pc]!.kind === 'call') returnSites.push(pc + 1);
+    const next = (pc: number): readonly number[] | null => {
+      const op = ops[pc]!;
+      if (policy(op) === 'reject') return [];
+      if (op.kind === 'call') return [pc + 1, op.target];
+      if (op.kind === 'ret') return returnSites;
+      if (op.kind === 'brx') return op.targets.length > 0 ? [pc + 1, ...op.targets] : null;
+      return allOut[pc] ? null : succ[pc]!;
+    };
     for (let again = true; again;) {
       again = false;
       for (let pc = n - 1; pc >= 0; pc--) {
         if (out[pc]) continue;
-        let r = allOut[pc] === 1;
-        if (!r) for (const t of succ[pc]!) if (t >= 0 && t <= n && out[t]) r = true;
+        const ts = next(pc);
+        let r = ts === null;
+        if (ts) for (const t of ts) if (t >= 0 && t <= n && out[t]) r = true;
         if (r) {
           out[pc] = 1;
           again = true;
@@ -279,5 +372,5 @@ export function liveness(
     }
     return out;
   };
-  return { words, regs, preds, mayReach };
+  return { words, regs, preds, mayReach, memoryRelevant, writes, writesP };
 }

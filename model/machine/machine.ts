@@ -1,7 +1,14 @@
 import type { Op } from '../isa/op.ts';
 import type { Program } from '../isa/program.ts';
 import { execContext, type ExecContext, type LaneOptions } from '../lanes/execContext.ts';
-import { execute, orderedLanes, predTrue, type Group, type Outcome } from '../lanes/execute.ts';
+import {
+  execute,
+  orderedLanes,
+  predTrue,
+  predUnknown,
+  type Group,
+  type Outcome,
+} from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
@@ -16,6 +23,7 @@ import type {
 import { binMask } from '../lanes/values.ts';
 import { KeyWriter, type KeySink } from './key.ts';
 import { LaneCanon } from './laneCanon.ts';
+import { widening, type LoopVisits } from './widening.ts';
 import { liveness } from './liveness.ts';
 import { createIts, type ItsState } from '../mechanisms/its.ts';
 import { refinementGap } from './refinement.ts';
@@ -28,6 +36,8 @@ export interface WarpState {
   readonly mech: unknown;
   readonly data: LaneData;
   readonly ref?: ItsState;
+  /** Loop turns after unknown branches, when loop widening is on (`widening.ts`). */
+  readonly loops?: LoopVisits;
 }
 
 /** A block of K warps sharing memory (SEMANTICS §1). Plain, immutable data. */
@@ -70,6 +80,8 @@ export interface Transition {
    * meets one must be redone without symmetry (`explore/exhaustive.ts`).
    */
   readonly orderDependent?: boolean;
+  /** Loop widening forgot values at this step (`widening.ts`): what follows is an over-approximation. */
+  readonly widened?: boolean;
   readonly next: MachineState | null;
   readonly stop: Stop | null;
 }
@@ -91,6 +103,12 @@ export interface Machine {
   status(s: MachineState): 'running' | 'terminated' | 'blocked';
   /** The exact canonical key of `s`: equal keys iff equal states. */
   key(s: MachineState): string;
+  /**
+   * `s` up to values that can no longer reach control (`liveness.ts`, relevance): equal keys mean
+   * the two states behave alike forever — the same issues, choices and verdicts. A livelock's
+   * cycle returns to a state with the key it started from (an accumulator may still grow).
+   */
+  behaviourKey(s: MachineState): string;
   /** Lanes that have not exited, per warp. */
   live(s: MachineState): number[];
   /** The reference (`its`) state of a warp when the run checks refinement, for replay views. */
@@ -111,6 +129,11 @@ export interface Machine {
    * choices: a schedule made with it replays only with it.
    */
   readonly symmetric: boolean;
+  /**
+   * Shared memory can influence control (`Liveness.memoryRelevant`); when not, the reduced search
+   * keys no memory at all.
+   */
+  readonly memoryRelevant: boolean;
   /** Why lane symmetry is off though asked for (null when on or not asked for). */
   readonly symmetryOff: string | null;
   /** The same machine without lane symmetry. */
@@ -132,6 +155,8 @@ export interface WarpStep {
   readonly unknownChoice: boolean;
   /** See `Transition.orderDependent`. */
   readonly orderDependent?: boolean;
+  /** See `Transition.widened`. */
+  readonly widened?: boolean;
   readonly warp: WarpState | null;
   readonly memory: Memory | null;
   readonly stop: Stop | null;
@@ -189,6 +214,11 @@ export interface MachineSpec {
    * mechanism declares its rules lane-symmetric. Default off.
    */
   readonly laneSymmetry?: boolean;
+  /**
+   * Loop widening (issue 16, `widening.ts`): after this many turns of a loop taken after a
+   * branch on an unknown value, a lane forgets what the loop writes. 0 or absent: off.
+   */
+  readonly widen?: number;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */
   readonly plantUnsoundSymmetry?: boolean;
 }
@@ -387,9 +417,12 @@ export function createMachine(spec: MachineSpec): Machine {
         group: g,
         choice: p.choice,
         unknownChoice: p.unknown,
-        warp: p.ref
-          ? { mech: adv.state, data: p.data, ref: p.ref }
-          : { mech: adv.state, data: p.data },
+        warp: {
+          mech: adv.state,
+          data: p.data,
+          ...(p.ref ? { ref: p.ref } : {}),
+          ...(warp.loops ? { loops: warp.loops } : {}),
+        },
         memory: p.memory,
         stop: null,
       });
@@ -538,13 +571,38 @@ export function createMachine(spec: MachineSpec): Machine {
           );
           continue;
         }
+        let data = r.data;
+        let loops = warp.loops;
+        let widened = false;
+        if (widen && loops) {
+          const unknownLanes =
+            (predUnknown(warp.data, opAt[pc]!.guard) | predUnknown(warp.data, opAt[pc]!.pred2)) &
+            issue.mask;
+          const w = widen.step(
+            loops,
+            data,
+            pc,
+            issue.mask,
+            unknownLanes !== 0 && results.length > 1,
+            r.outcome,
+          );
+          data = w.data;
+          loops = w.visits;
+          widened = w.widened;
+        }
         out.push({
           issue,
           group: g,
           choice: r.choice,
           unknownChoice,
           ...(orderDependent ? { orderDependent } : {}),
-          warp: ref ? { mech: adv.state, data: r.data, ref } : { mech: adv.state, data: r.data },
+          ...(widened ? { widened } : {}),
+          warp: {
+            mech: adv.state,
+            data,
+            ...(ref ? { ref } : {}),
+            ...(loops ? { loops } : {}),
+          },
           memory: r.memory,
           stop: null,
         });
@@ -587,6 +645,7 @@ export function createMachine(spec: MachineSpec): Machine {
           choice: st.choice,
           unknownChoice: st.unknownChoice,
           ...(st.orderDependent ? { orderDependent: true } : {}),
+          ...(st.widened ? { widened: true } : {}),
           next,
           stop: st.stop,
         });
@@ -634,6 +693,16 @@ export function createMachine(spec: MachineSpec): Machine {
           ? `${mech.id} does not report its lanes' PCs`
           : null;
   const symmetric = spec.laneSymmetry === true && symmetryOff === null;
+  // Loop widening needs the may-write sets of the liveness analysis (computed here if not above).
+  const widen =
+    (spec.widen ?? 0) > 0
+      ? widening(
+          ops,
+          live ?? liveness(ops, ctx.layout, (op) => mech.policy(op)),
+          nSlots,
+          spec.widen!,
+        )
+      : null;
   const canon = new LaneCanon(W, spec.plantUnsoundSymmetry ? 'drop-lane-values' : 'none');
   // Lanes that may still read their own number (or name lanes by number) are pinned: SR_LANEID and
   // thread ids, VOTE's ballot, WARPSYNC and BMOV masks (laneCanon.ts).
@@ -659,6 +728,10 @@ export function createMachine(spec: MachineSpec): Machine {
       const c = calls[l]!;
       out.lane(l, c.length);
       for (let i = 0; i < c.length; i++) out.lane(l, c[i]!);
+    }
+    if (ws.loops) {
+      for (let l = 0; l < W; l++) out.lane(l, ws.loops.counts[l]!);
+      out.mask(ws.loops.flagged);
     }
     const regs = d.regs;
     if (reduced && canReduce) {
@@ -726,6 +799,7 @@ export function createMachine(spec: MachineSpec): Machine {
         mech: mech.init(),
         data: initialLaneData(ctx.layout, launch, k),
         ...(refMech ? { ref: refMech.init() } : {}),
+        ...(widen ? { loops: widen.initial(W) } : {}),
       })),
       memory: memoryOf(launch.memory),
     }),
@@ -740,12 +814,19 @@ export function createMachine(spec: MachineSpec): Machine {
       memoryKey(s.memory, keyWriter);
       return keyWriter.finish();
     },
+    behaviourKey(s) {
+      keyWriter.reset();
+      for (const w of s.warps) writeWarp(w, keyWriter, canReduce);
+      if (!canReduce || live!.memoryRelevant) memoryKey(s.memory, keyWriter);
+      return keyWriter.finish();
+    },
     live: liveOf,
     referenceView: (ws) => (refMech && ws.ref ? refMech.view(ws.ref, fmt) : null),
     warpKey,
     memoryKey,
     canReduce,
     symmetric,
+    memoryRelevant: live ? live.memoryRelevant : true,
     symmetryOff,
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
     warpSteps,

@@ -59,7 +59,7 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
   let state = machine.initial();
   const initial = views(state);
   const steps: ReplayStep[] = [];
-  const keys: string[] = [machine.key(state)];
+  const keys: string[] = [machine.behaviourKey(state)];
   const statesSeen: MachineState[] = [state];
   const mismatches: string[] = [];
   let stop: Stop | null = null;
@@ -81,7 +81,7 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
         .trim();
     if (t.next) {
       state = t.next;
-      keys.push(machine.key(state));
+      keys.push(machine.behaviourKey(state));
       statesSeen.push(state);
     }
     steps.push({
@@ -124,7 +124,7 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
     kind = cycle === null ? 'livelock' : null;
     message =
       cycle ??
-      `the cycle from step ${loop} returns to the same state and is fair: it can repeat forever`;
+      `the cycle from step ${loop} returns to the same state (equal in every value that can still reach control) and is fair: it can repeat forever`;
   } else {
     const status = machine.status(state);
     verdict =

@@ -75,6 +75,8 @@ export const scenarioSchema = z
      * the schedule's choices index those splits; default false.
      */
     laneSymmetry: z.boolean().optional(),
+    /** Loop widening (issue 16): turns after unknown branches before a lane forgets; default 0 (off). */
+    widen: int.min(0).max(1000).optional(),
     /** Choice indices from the initial state. */
     schedule: z.array(int.min(0)),
     /** For a livelock: the index in `schedule` where the cycle starts (a lasso). */

@@ -18,6 +18,7 @@ export function machineFor(
   strict = false,
   refine = true,
   laneSymmetry = false,
+  widen = 0,
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {
   const factory = findMechanism(mechanism);
   if (!factory)
@@ -42,6 +43,7 @@ export function machineFor(
       ipdom: loaded.ipdom,
       refine,
       laneSymmetry,
+      widen,
       ...(loaded.likelyConvergence ? { likelyConvergence: loaded.likelyConvergence } : {}),
     }),
   };
@@ -63,6 +65,8 @@ export function scenarioFromFinding(args: {
   readonly atomicOrder: AtomicOrder;
   /** The search ran with lane symmetry (`ExploreResult.laneSymmetry`): the schedule needs it. */
   readonly laneSymmetry?: boolean;
+  /** Loop widening the search ran with (`MachineSpec.widen`); 0 or absent: off. */
+  readonly widen?: number;
   readonly finding: Finding;
   readonly found: Record<string, unknown>;
 }): Scenario {
@@ -91,6 +95,7 @@ export function scenarioFromFinding(args: {
     options: { ...args.options },
     atomicOrder: args.atomicOrder,
     ...(args.laneSymmetry ? { laneSymmetry: true } : {}),
+    ...(args.widen ? { widen: args.widen } : {}),
     schedule: [...f.schedule],
     ...(f.loop !== null ? { loop: f.loop } : {}),
     expect: { verdict: f.verdict, kind: f.kind, property: f.property },
@@ -126,6 +131,7 @@ export function scenarioMachine(
     s.strict ?? false,
     s.refine ?? true,
     s.laneSymmetry ?? false,
+    s.widen ?? 0,
   );
   if (!m.ok) return { ok: false, error: at(m.error.join('; ')) };
   return { ok: true, machine: m.value, loaded: loaded.value };

@@ -1,0 +1,130 @@
+import type { Op } from '../isa/op.ts';
+import type { LaneData } from '../lanes/laneData.ts';
+import type { Outcome } from '../lanes/execute.ts';
+import { UNKNOWN } from '../lanes/values.ts';
+import type { Liveness } from './liveness.ts';
+
+/**
+ * Loop widening in abstract mode (issue 16, SEMANTICS §5): a loop whose exit depends on unknown
+ * data runs forever in the model unless the values it changes stop changing — a counter compared
+ * with an unknown bound makes a new state every turn. So a lane that goes round a loop after a
+ * branch on an unknown value (`flagged`) counts that turn; from its `limit`-th such turn on, every
+ * register and predicate the loop may write becomes unknown for that lane when it jumps back.
+ * Then the loop's states repeat, and its unknown exit branch — fair (SEMANTICS §5) — ends it.
+ *
+ * This over-approximates: the widened lane may do whatever any value could make it do, so what
+ * the search finds after a widening is *possible*, not certain (the finding says so), while a
+ * `terminates` stays sound. Loops whose exits depend only on known values (concrete loops, and
+ * spin loops on memory another lane writes) are never widened: no unknown branch flags them.
+ */
+export interface LoopVisits {
+  /** Per lane: turns taken after an unknown branch, up to the limit. */
+  readonly counts: readonly number[];
+  /** Lanes that took part in a branch on an unknown value since they last jumped back. */
+  readonly flagged: number;
+}
+
+export interface Widening {
+  readonly limit: number;
+  initial(warpSize: number): LoopVisits;
+  /**
+   * Applies one step: lanes of `issued` that took part in an unknown branch are flagged; lanes
+   * that jump back (to a PC at or before `pc`) count a turn if flagged, and past the limit forget
+   * what the loop writes. Returns the new visits and data, and whether anything was forgotten.
+   */
+  step(
+    visits: LoopVisits,
+    data: LaneData,
+    pc: number,
+    issued: number,
+    unknownBranch: boolean,
+    outcome: Outcome,
+  ): { visits: LoopVisits; data: LaneData; widened: boolean };
+}
+
+export function widening(
+  ops: readonly Op[],
+  live: Liveness,
+  slots: number,
+  limit: number,
+): Widening {
+  const words = live.words;
+  /** Slots and predicates the instructions target..source may write (a CALL: everything). */
+  const cache = new Map<number, { regs: Uint32Array; preds: number }>();
+  const loopWrites = (target: number, source: number) => {
+    const k = target * 65536 + source;
+    let w = cache.get(k);
+    if (w) return w;
+    const regs = new Uint32Array(words);
+    let preds = 0;
+    for (let pc = target; pc <= source; pc++) {
+      if (ops[pc]!.kind === 'call') {
+        regs.fill(0xffffffff);
+        preds = 0x7f;
+        break;
+      }
+      for (let i = 0; i < words; i++) regs[i]! |= live.writes[pc * words + i]!;
+      preds |= live.writesP[pc]!;
+    }
+    w = { regs, preds };
+    cache.set(k, w);
+    return w;
+  };
+  return {
+    limit,
+    initial: (W) => ({ counts: new Array<number>(W).fill(0), flagged: 0 }),
+    step(visits, data, pc, issued, unknownBranch, outcome) {
+      let flagged = unknownBranch ? (visits.flagged | issued) >>> 0 : visits.flagged;
+      let counts = visits.counts;
+      let d = data;
+      let widened = false;
+      for (const g of outcome.groups) {
+        if (g.pc > pc) continue;
+        const turning = (g.mask & flagged) >>> 0;
+        flagged = (flagged & ~g.mask) >>> 0;
+        if (turning === 0) continue;
+        const w = loopWrites(g.pc, pc);
+        let regs: number[] | null = null;
+        let preds: number[] | null = null;
+        let unknown: number[] | null = null;
+        for (let m = turning; m !== 0; m &= m - 1) {
+          const l = 31 - Math.clz32(m & -m);
+          if (counts[l]! < limit) {
+            if (counts === visits.counts) counts = counts.slice();
+            (counts as number[])[l] = counts[l]! + 1;
+          }
+          if (counts[l]! < limit) continue;
+          // Forget what the loop writes, for this lane (SEMANTICS §5: unknown values).
+          for (let s = 0; s < slots; s++) {
+            if (!((w.regs[s >>> 5]! >>> (s & 31)) & 1)) continue;
+            const i = l * slots + s;
+            if (d.regs[i] === UNKNOWN) continue;
+            (regs ??= d.regs.slice())[i] = UNKNOWN;
+            widened = true;
+          }
+          for (let p = 0; p < 7; p++) {
+            if (!((w.preds >>> p) & 1)) continue;
+            const bit = 1 << l;
+            if ((d.predsUnknown[p]! & bit) !== 0) continue;
+            preds ??= d.preds.slice();
+            unknown ??= d.predsUnknown.slice();
+            preds[p] = (preds[p]! & ~bit) >>> 0;
+            unknown[p] = (unknown[p]! | bit) >>> 0;
+            widened = true;
+          }
+        }
+        if (regs || preds)
+          d = {
+            regs: regs ?? d.regs,
+            preds: preds ?? d.preds,
+            predsUnknown: unknown ?? d.predsUnknown,
+            exited: d.exited,
+            calls: d.calls,
+          };
+      }
+      if (counts === visits.counts && flagged === visits.flagged && d === data)
+        return { visits, data, widened };
+      return { visits: { counts, flagged }, data: d, widened };
+    },
+  };
+}
