@@ -146,14 +146,30 @@ function program(io: Io, status: { code: number }): Command {
     )
     .argument('<scenario>', 'scenario JSON file (saved by explore, or hand-written in scenarios/)')
     .option('-q, --quiet', 'print only the verdict and any mismatch', false)
+    .option(
+      '--traceg <dir>',
+      "write the run as Accel-Sim trace files instead: DIR/kernel-1.traceg and DIR/kernelslist.g (the trace-driven mode's input; `warpcheck validate` reads them back)",
+    )
+    .option(
+      '--turns <N>',
+      "turns of a livelock's cycle written to the trace",
+      positiveInt('--turns'),
+      3,
+    )
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input.\n\nExample:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n',
+      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input\n(with --traceg: 0 written, 1 the schedule does not fit, 2 the folder cannot be written).\n\nExamples:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json --traceg trace-out\n  warpcheck validate trace-out/kernel-1.traceg --mechanism simt-stack\n',
     )
     .action((scenario: string, o: Record<string, unknown>) => {
       status.code = runReplay(
-        { scenario, json: o['json'] as boolean, quiet: o['quiet'] as boolean },
+        {
+          scenario,
+          json: o['json'] as boolean,
+          quiet: o['quiet'] as boolean,
+          ...(o['traceg'] !== undefined ? { traceg: o['traceg'] as string } : {}),
+          turns: o['turns'] as number,
+        },
         io,
       );
     });
