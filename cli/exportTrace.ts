@@ -10,6 +10,21 @@ import type { Io } from './output.ts';
 export const KERNEL_FILE = 'kernel-1.traceg';
 
 /**
+ * The `warpcheck validate` arguments that replay a scenario's mechanism, with its options, on the
+ * exported trace (the round trip of issue 15).
+ */
+export function validateArgsFor(s: Scenario): string[] {
+  return [
+    '--mechanism',
+    s.mechanism,
+    ...Object.entries(s.options ?? {}).flatMap(([k, v]) => [
+      '--option',
+      `${s.mechanism}.${k}=${v}`,
+    ]),
+  ];
+}
+
+/**
  * `warpcheck replay SCENARIO --traceg DIR`: writes the scenario's run as `DIR/kernel-1.traceg` and
  * `DIR/kernelslist.g` (Accel-Sim's trace-driven input; `scenarioTrace`, `printTraceg`). Exit
  * status 0 written, 1 the schedule does not fit the scenario (what came before is written), 2 the
@@ -62,13 +77,7 @@ export function runExportTrace(
     io.out(
       `wrote ${file} (${insts} warp instructions of ${warps.length} warp${warps.length === 1 ? '' : 's'} in ${t.trace.blocks.length} thread block${t.trace.blocks.length === 1 ? '' : 's'}, ${t.steps} steps${loop !== null ? `: the livelock's prefix and ${a.turns} turns of its cycle` : ''}) and ${list}\n`,
     );
-    io.out(
-      `read it back: warpcheck validate ${file} --mechanism ${scenario.mechanism}${Object.entries(
-        machine.options,
-      )
-        .map(([k, v]) => ` --option ${scenario.mechanism}.${k}=${v}`)
-        .join('')}\n`,
-    );
+    io.out(`read it back: warpcheck validate ${file} ${validateArgsFor(scenario).join(' ')}\n`);
     if (t.problem) io.err(`${a.scenario}: ${t.problem}; the trace stops before it\n`);
   }
   return t.problem ? 1 : 0;
