@@ -43,12 +43,7 @@ describe('replay --traceg, then validate: 0 % discrepancy for the producing mech
       const w = await captureCli(['replay', file, '--traceg', dir]);
       expect(w.err).toBe('');
       expect(w.code).toBe(0);
-      const v = await captureCli([
-        'validate',
-        join(dir, 'kernel-1.traceg'),
-        ...validateArgsFor(s.value),
-        '--json',
-      ]);
+      const v = await captureCli(['validate', ...validateArgsFor(s.value, dir), '--json']);
       expect(v.err).toBe('');
       const json = JSON.parse(v.out) as ValidateJson;
       expect(json.results.length).toBe(s.value.launch?.warps ?? 1);
@@ -79,7 +74,7 @@ describe('scenarios/traces holds the exports of the paper scenarios', () => {
         out,
       ]);
       expect(r.code).toBe(0);
-      for (const f of ['kernel-1.traceg', 'kernelslist.g'])
+      for (const f of ['kernel-1.traceg', 'kernelslist.g', 'kernel-1.sass'])
         expect(readFileSync(join(out, f), 'utf8')).toBe(readFileSync(join(dir, name, f), 'utf8'));
     });
   }

@@ -7,6 +7,8 @@ import type { Machine } from '../machine/machine.ts';
 import type { Issue } from '../mechanisms/mechanism.ts';
 import { compressAddresses, OLDER_TRACE_FORMAT } from '../trace/printTraceg.ts';
 import type { Trace, TraceBlock, TraceInst } from '../trace/trace.ts';
+import { printProgram } from '../isa/printProgram.ts';
+import { scenarioProgram } from './files.ts';
 import type { Scenario } from './schema.ts';
 
 /**
@@ -163,4 +165,21 @@ export function scenarioTrace(
     'traces format': OLDER_TRACE_FORMAT,
   };
   return { trace: { header, format: 'with-tb-warp', blocks }, steps, problem };
+}
+
+/**
+ * The listing written next to an exported trace: the scenario's own program text when its
+ * instructions sit at 16 × index (every hand-written listing), else the program printed on that
+ * grid (a listing with 8-byte Fermi offsets), so that its addresses are the trace's PCs.
+ */
+export function traceListing(machine: Machine, scenario: Scenario, scenarioFile: string): string {
+  const p = machine.program;
+  if (p.instructions.every((ins, i) => ins.offset === i * 16)) {
+    const text = scenarioProgram(scenario, scenarioFile);
+    if (text.ok) return text.text;
+  }
+  return printProgram({
+    ...p,
+    instructions: p.instructions.map((ins, i) => ({ ...ins, offset: i * 16 })),
+  });
 }

@@ -17,7 +17,10 @@
 import { buildCfg, ipdomOf } from '../cfg/index.ts';
 import { decodeProgram } from '../isa/decode.ts';
 import type { Op } from '../isa/op.ts';
-import { err, ok, type Result } from '../isa/program.ts';
+import { operandsOf } from '../isa/operands.ts';
+import { err, ok, type Program, type Result } from '../isa/program.ts';
+import { withListingOperands } from './listingOperands.ts';
+import { listingAgreement } from './traceReplayListing.ts';
 import type { Event, Group, Outcome } from '../lanes/execute.ts';
 import type {
   Issue,
@@ -40,6 +43,8 @@ export interface TraceSetup {
   readonly warp: TraceWarp;
   readonly paths: LanePaths;
   readonly built: TraceProgram;
+  /** The program from the trace alone (equal to `built` unless a listing supplied operands). */
+  readonly reconstructed: TraceProgram;
   readonly ops: readonly Op[];
   readonly ctx: MechanismContext;
   /** The hardware's warp trace. */
@@ -79,12 +84,38 @@ export function blockLanes(header: Readonly<Record<string, string>>, warp: numbe
  */
 export function traceSetup(
   warp: TraceWarp,
-  options: { readonly warpSize?: number; readonly file?: string; readonly kernel?: string } = {},
+  options: {
+    readonly warpSize?: number;
+    readonly file?: string;
+    readonly kernel?: string;
+    /**
+     * A listing of the kernel: when it agrees with the trace, the operands the trace lacks come
+     * from it (`withListingOperands`), and its likely convergence points.
+     */
+    readonly listing?: {
+      readonly program: Program;
+      readonly likelyConvergence?: ReadonlyMap<number, number>;
+    };
+  } = {},
 ): Result<TraceSetup> {
   const warpSize = options.warpSize ?? launchedLanes(warp);
   const paths = lanePaths(warp, warpSize);
-  const built = traceProgram(warp, paths, options);
-  if (!built.ok) return built;
+  const rebuilt = traceProgram(warp, paths, options);
+  if (!rebuilt.ok) return rebuilt;
+  let built: { readonly value: TraceProgram } = rebuilt;
+  let likelyConvergence: ReadonlyMap<number, number> | null = null;
+  if (options.listing) {
+    const agree = listingAgreement(rebuilt.value, options.listing.program, String);
+    if (agree.disagreements.length === 0) {
+      const w = withListingOperands(
+        rebuilt.value,
+        options.listing.program,
+        options.listing.likelyConvergence ?? null,
+      );
+      built = { value: w.built };
+      likelyConvergence = w.likelyConvergence;
+    }
+  }
   const { program, base, entry } = built.value;
   const decoded = decodeProgram(program);
   if (decoded.errors.length > 0)
@@ -105,6 +136,7 @@ export function traceSetup(
     full,
     entry,
     ipdom: (pc) => ipdomOf(cfg, pc),
+    ...(likelyConvergence ? { likelyConvergence } : {}),
   };
   const visits = paths.lanes.map((lane) => {
     const m = new Map<number, number[]>();
@@ -117,7 +149,16 @@ export function traceSetup(
     return m;
   });
   const hardware = warp.insts.map((i) => ({ pc: i.pc, mask: (i.mask & full) >>> 0 }));
-  return ok({ warp, paths, built: built.value, ops: decoded.ops, ctx, hardware, visits });
+  return ok({
+    warp,
+    paths,
+    built: built.value,
+    reconstructed: rebuilt.value,
+    ops: decoded.ops,
+    ctx,
+    hardware,
+    visits,
+  });
 }
 
 /** How a replay ended. */
@@ -193,6 +234,35 @@ export function replayTrace(
     choices,
     matchedChoices: matched,
   });
+
+  /**
+   * B register values BMOV moved into general registers (key lane * 256 + register), so that a
+   * spill `BMOV.32 Rx, Bb` restored by `BMOV.32 Bb, Rx` gives the mechanism back its value (seed
+   * 000 §V-E). Only a listing supplies BMOV's operands (`withListingOperands`); the replay
+   * evaluates no data instruction, so any other write to the register forgets the value.
+   */
+  const spilled = new Map<number, number>();
+  const spill = (op: Op, take: number, issued: number): void => {
+    for (const r of operandsOf(op).writeRegs)
+      for (let m = issued; m !== 0; m &= m - 1) spilled.delete(lowest(m) * 256 + r);
+    if (op.kind === 'bmov-from-barrier' && mech.barrierValue) {
+      const v = mech.barrierValue(state, op.barrier);
+      for (let m = take; m !== 0; m &= m - 1) spilled.set(lowest(m) * 256 + op.dst, v);
+    }
+  };
+  /** The value BMOV Bb, Rs moves for lanes `take`: known and equal on all of them, else null. */
+  const moved = (op: Op, take: number): number | null => {
+    if (op.kind !== 'bmov-to-barrier') return null;
+    if (op.src.kind === 'imm') return op.src.value >>> 0;
+    if (op.src.kind !== 'reg') return null;
+    let v: number | null = null;
+    for (let m = take; m !== 0; m &= m - 1) {
+      const x = spilled.get(lowest(m) * 256 + op.src.index);
+      if (x === undefined || (v !== null && v !== x)) return null;
+      v = x;
+    }
+    return v;
+  };
 
   /** The k-th run of `pc` by lane `l`: its step index, or null past the recorded path. */
   const visit = (l: number, pc: number): number | null => {
@@ -278,7 +348,8 @@ export function replayTrace(
         next.set(to, ((next.get(to) ?? 0) | (1 << l)) >>> 0);
       }
       take >>>= 0;
-      if (policy !== 'nop') event = eventOf(op, pc, take, ctx);
+      if (policy !== 'nop') event = eventOf(op, pc, take, ctx, moved(op, take));
+      spill(op, take, half.mask);
       if (halves.length > 1 && event.kind !== 'none')
         return done({
           kind: 'stopped',
@@ -306,7 +377,13 @@ export function replayTrace(
 }
 
 /** The control event of `op` run with guard-true lanes `take` (as `lanes/execute.ts` builds it). */
-function eventOf(op: Op, pc: number, take: number, ctx: MechanismContext): Event {
+function eventOf(
+  op: Op,
+  pc: number,
+  take: number,
+  ctx: MechanismContext,
+  moved: number | null,
+): Event {
   switch (op.kind) {
     case 'call':
       return take === 0 ? { kind: 'none' } : { kind: 'call', mask: take, returnPc: pc + 1 };
@@ -318,8 +395,8 @@ function eventOf(op: Op, pc: number, take: number, ctx: MechanismContext): Event
     case 'bmov-from-barrier':
       return { kind: 'barrier', mask: take, value: null };
     case 'bmov-to-barrier':
-      // The trace holds no B register values (traceProgram never builds this op).
-      return { kind: 'barrier', mask: take, value: null };
+      // The trace holds no B register values: only a value a BMOV spilled before (`moved`).
+      return { kind: 'barrier', mask: take, value: moved };
     case 'warpsync': {
       // traceProgram writes the mask as an immediate; a register operand would be unknown (-1).
       const named = op.mask === null ? ctx.full : op.mask.kind === 'imm' ? op.mask.value >>> 0 : -1;
