@@ -67,7 +67,7 @@ export interface FollowResult {
   readonly counters: CoreCounters;
   readonly ipc: number;
   readonly simdEfficiency: number;
-  /** Schedule steps issued. */
+  /** Schedule steps issued (a step that issued and then showed a timing violation counts). */
   readonly steps: number;
   /**
    * Cycles in which the scheduled step waited although the core could have issued another
@@ -149,6 +149,8 @@ export function followSchedule(
     if (r.kind === 'stop') {
       if (options.record && r.issued) issues.push(...r.issued);
       end = { kind: 'stop', step: i + 1, stop: r.stop };
+      // A timing violation (war-hazard) stops after its step issued; a machine stop before.
+      if (r.issued && r.issued.length > 0) i++;
       break;
     }
     if (r.kind !== 'running') {

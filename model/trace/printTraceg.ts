@@ -92,7 +92,7 @@ export function printTraceg(trace: Trace): string {
     }
     out.push('#END_TB', '');
   }
-  return out.join('\n') + '\n';
+  return out.join('\n');
 }
 
 /** The `kernelslist.g` naming `files` (relative to the list's own folder), one kernel per line. */
