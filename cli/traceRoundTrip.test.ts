@@ -57,6 +57,30 @@ describe('replay --traceg, then validate: 0 % discrepancy for the producing mech
   }
 });
 
+describe('what the trace alone cannot say: the listing written next to it', () => {
+  // Accel-Sim traces name general registers only. Without the listing, validate guesses the
+  // WARPSYNC mask (the full warp) and the B registers (BSSY nesting depth); these two scenarios
+  // need the real ones, so the guess drifts and the listing brings the distance to 0.
+  for (const name of [
+    'counterexamples/trace-equivalence/hanoi-a63d3603.json', // WARPSYNC 0x5 and 0xf
+    'scenarios/hanoi-departs-one-waiting-mask.hanoi.json', // BSYNC B0 while B1 is open
+  ])
+    it(name, async () => {
+      const file = join(root, name);
+      const s = readScenario(file);
+      if (!s.ok) throw new Error('unreadable');
+      const dir = mkdtempSync(join(tmpdir(), 'warpcheck-traceg-'));
+      expect((await captureCli(['replay', file, '--traceg', dir])).code).toBe(0);
+      const args = validateArgsFor(s.value, dir);
+      const distance = async (a: string[]) =>
+        (JSON.parse((await captureCli(['validate', ...a, '--json'])).out) as ValidateJson)
+          .results[0]!.distance;
+      const at = args.indexOf('--listing');
+      expect(await distance([...args.slice(0, at), ...args.slice(at + 2)])).toBeGreaterThan(0);
+      expect(await distance(args)).toBe(0);
+    });
+});
+
 describe('scenarios/traces holds the exports of the paper scenarios', () => {
   const dir = join(root, 'scenarios', 'traces');
   const names = readdirSync(dir).filter((f) => statSync(join(dir, f)).isDirectory());
