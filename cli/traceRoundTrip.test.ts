@@ -58,6 +58,23 @@ describe('replay --traceg, then validate: 0 % discrepancy for the producing mech
 });
 
 describe('what the trace alone cannot say: the listing written next to it', () => {
+  it('the if/else of seed 000 Fig. 1 reads back at 0 % from the trace alone (issue 15 "done when")', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warpcheck-traceg-'));
+    const file = join(root, 'scenarios', 'seed000-fig1-if-else.simt-stack.json');
+    expect((await captureCli(['replay', file, '--traceg', dir])).code).toBe(0);
+    const v = await captureCli([
+      'validate',
+      join(dir, 'kernel-1.traceg'),
+      '--mechanism',
+      'simt-stack',
+      '--json',
+    ]);
+    const r = (JSON.parse(v.out) as ValidateJson).results[0]!;
+    // Fig. 1: 8 issues (S2R, ISETP, BRA, the taken path's MOV, the other path's MOV and BRA, the
+    // reconverged MOV, EXIT).
+    expect([r.hardwareLength, r.distance, r.discrepancy]).toEqual([8, 0, 0]);
+  });
+
   // Accel-Sim traces name general registers only. Without the listing, validate guesses the
   // WARPSYNC mask (the full warp) and the B registers (BSSY nesting depth); these two scenarios
   // need the real ones, so the guess drifts and the listing brings the distance to 0.
