@@ -183,7 +183,7 @@ function program(io: Io, status: { code: number }): Command {
     )
     .argument(
       '<file>',
-      'SASS listing (as for explore), or a scenario JSON file (saved by explore or check): its program,\nlaunch, mechanism and options run on the core, its schedule deciding every choice',
+      'SASS listing (as for explore), or a scenario JSON file (saved by explore or check): its program,\nlaunch, mechanism and options run on the core, its schedule deciding every choice\n(--mechanism, --option, --warp-size, --warps and --scheduler are then not used)',
     )
     .option('-m, --mechanism <list>', "comma-separated mechanisms, or 'all'", 'simt-stack')
     .option(

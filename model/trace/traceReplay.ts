@@ -17,9 +17,9 @@
 import { buildCfg, ipdomOf } from '../cfg/index.ts';
 import { decodeProgram } from '../isa/decode.ts';
 import type { Op } from '../isa/op.ts';
-import { operandsOf } from '../isa/operands.ts';
 import { err, ok, type Program, type Result } from '../isa/program.ts';
 import { withListingOperands } from './listingOperands.ts';
+import { bmovSpills, eventOf } from './traceEvents.ts';
 import { listingAgreement } from './traceReplayListing.ts';
 import type { Event, Group, Outcome } from '../lanes/execute.ts';
 import type {
@@ -235,34 +235,7 @@ export function replayTrace(
     matchedChoices: matched,
   });
 
-  /**
-   * B register values BMOV moved into general registers (key lane * 256 + register), so that a
-   * spill `BMOV.32 Rx, Bb` restored by `BMOV.32 Bb, Rx` gives the mechanism back its value (seed
-   * 000 §V-E). Only a listing supplies BMOV's operands (`withListingOperands`); the replay
-   * evaluates no data instruction, so any other write to the register forgets the value.
-   */
-  const spilled = new Map<number, number>();
-  const spill = (op: Op, take: number, issued: number): void => {
-    for (const r of operandsOf(op).writeRegs)
-      for (let m = issued; m !== 0; m &= m - 1) spilled.delete(lowest(m) * 256 + r);
-    if (op.kind === 'bmov-from-barrier' && mech.barrierValue) {
-      const v = mech.barrierValue(state, op.barrier);
-      for (let m = take; m !== 0; m &= m - 1) spilled.set(lowest(m) * 256 + op.dst, v);
-    }
-  };
-  /** The value BMOV Bb, Rs moves for lanes `take`: known and equal on all of them, else null. */
-  const moved = (op: Op, take: number): number | null => {
-    if (op.kind !== 'bmov-to-barrier') return null;
-    if (op.src.kind === 'imm') return op.src.value >>> 0;
-    if (op.src.kind !== 'reg') return null;
-    let v: number | null = null;
-    for (let m = take; m !== 0; m &= m - 1) {
-      const x = spilled.get(lowest(m) * 256 + op.src.index);
-      if (x === undefined || (v !== null && v !== x)) return null;
-      v = x;
-    }
-    return v;
-  };
+  const spills = bmovSpills();
 
   /** The k-th run of `pc` by lane `l`: its step index, or null past the recorded path. */
   const visit = (l: number, pc: number): number | null => {
@@ -348,8 +321,15 @@ export function replayTrace(
         next.set(to, ((next.get(to) ?? 0) | (1 << l)) >>> 0);
       }
       take >>>= 0;
-      if (policy !== 'nop') event = eventOf(op, pc, take, ctx, moved(op, take));
-      spill(op, take, half.mask);
+      if (policy !== 'nop') event = eventOf(op, pc, take, ctx, spills.moved(op, take));
+      spills.record(
+        op,
+        take,
+        half.mask,
+        op.kind === 'bmov-from-barrier' && mech.barrierValue
+          ? mech.barrierValue(state, op.barrier)
+          : null,
+      );
       if (halves.length > 1 && event.kind !== 'none')
         return done({
           kind: 'stopped',
@@ -373,40 +353,5 @@ export function replayTrace(
         message: adv.message,
       });
     state = adv.state;
-  }
-}
-
-/** The control event of `op` run with guard-true lanes `take` (as `lanes/execute.ts` builds it). */
-function eventOf(
-  op: Op,
-  pc: number,
-  take: number,
-  ctx: MechanismContext,
-  moved: number | null,
-): Event {
-  switch (op.kind) {
-    case 'call':
-      return take === 0 ? { kind: 'none' } : { kind: 'call', mask: take, returnPc: pc + 1 };
-    case 'ret':
-      return take === 0 ? { kind: 'none' } : { kind: 'ret', mask: take };
-    case 'bssy':
-    case 'bsync':
-    case 'break':
-    case 'bmov-from-barrier':
-      return { kind: 'barrier', mask: take, value: null };
-    case 'bmov-to-barrier':
-      // The trace holds no B register values: only a value a BMOV spilled before (`moved`).
-      return { kind: 'barrier', mask: take, value: moved };
-    case 'warpsync': {
-      // traceProgram writes the mask as an immediate; a register operand would be unknown (-1).
-      const named = op.mask === null ? ctx.full : op.mask.kind === 'imm' ? op.mask.value >>> 0 : -1;
-      const masks = new Array<number>(ctx.warpSize).fill(0);
-      for (let m = take; m !== 0; m &= m - 1) masks[lowest(m)] = named;
-      return { kind: 'warpsync', mask: take, named, masks };
-    }
-    case 'yield':
-      return { kind: 'yield' };
-    default:
-      return { kind: 'none' };
   }
 }
