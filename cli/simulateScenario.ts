@@ -152,7 +152,7 @@ export function runSimulateScenario(a: SimulateScenarioArgs, io: Io): number {
     `${a.file}: ${sc.mechanism}${opts ? ` (${opts})` : ''}, ${launch.warps} warp${launch.warps > 1 ? 's' : ''} of ${launch.warpSize} lanes; ` +
       (loop === null
         ? `its schedule of ${sc.schedule.length} steps`
-        : `its schedule: ${loop} steps, then ${a.turns} turns of its ${sc.schedule.length - loop}-step cycle`) +
+        : `its schedule (${loop} steps, then ${a.turns} turns of its ${sc.schedule.length - loop}-step cycle)`) +
       ` decides every choice of the core (warp, path, atomic winner)${own ? '; core settings from the scenario' : ''}\n` +
       `latencies alu ${l.alu}, sfu ${l.sfu}, shared ${l.shared}, global ${l.global}; one issue per cycle\n\n`,
   );
