@@ -205,6 +205,20 @@ describe('warpcheck simulate --explore', () => {
     expect(b.code).toBe(2);
     expect(b.err.trim().split('\n')).toHaveLength(1);
     expect(b.err).toMatch(/broken\.sass:2:\d+: not valid JSON/);
+    // The commands that take a listing say what a scenario is for, in one line.
+    const cex = join(
+      root,
+      'counterexamples',
+      'spinlock.simt-stack.deadlock-livelock.ddade8a5.json',
+    );
+    for (const cmd of ['explore', 'parse']) {
+      const e = await run([cmd, cex, ...(cmd === 'explore' ? ['--no-save'] : [])]);
+      expect(e.code).toBe(2);
+      expect(e.err.trim().split('\n')).toHaveLength(1);
+      expect(e.err).toMatch(
+        /:1:1: this is a scenario \(JSON\), not a SASS listing: `warpcheck replay /,
+      );
+    }
     const scenario = JSON.parse(
       readFileSync(join(root, 'scenarios', 'seed000-fig1-if-else.simt-stack.json'), 'utf8'),
     ) as { schedule: number[]; program: { file: string } };
