@@ -146,14 +146,30 @@ function program(io: Io, status: { code: number }): Command {
     )
     .argument('<scenario>', 'scenario JSON file (saved by explore, or hand-written in scenarios/)')
     .option('-q, --quiet', 'print only the verdict and any mismatch', false)
+    .option(
+      '--traceg <dir>',
+      "write the run as Accel-Sim trace files instead: DIR/kernel-1.traceg and DIR/kernelslist.g (the trace-driven mode's input; `warpcheck validate` reads them back)",
+    )
+    .option(
+      '--turns <N>',
+      "turns of a livelock's cycle written to the trace",
+      positiveInt('--turns'),
+      3,
+    )
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input.\n\nExample:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n',
+      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input\n(with --traceg: 0 written, 1 the schedule does not fit, 2 the folder cannot be written).\n\nExamples:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json --traceg trace-out\n  warpcheck validate trace-out/kernel-1.traceg --mechanism simt-stack\n',
     )
     .action((scenario: string, o: Record<string, unknown>) => {
       status.code = runReplay(
-        { scenario, json: o['json'] as boolean, quiet: o['quiet'] as boolean },
+        {
+          scenario,
+          json: o['json'] as boolean,
+          quiet: o['quiet'] as boolean,
+          ...(o['traceg'] !== undefined ? { traceg: o['traceg'] as string } : {}),
+          turns: o['turns'] as number,
+        },
         io,
       );
     });
@@ -165,7 +181,10 @@ function program(io: Io, status: { code: number }): Command {
         'latencies and a scoreboard; print cycles, IPC, SIMD efficiency (mean active lanes / W), idle ' +
         'issue cycles and stalls (false stalls: the per-warp scoreboard waiting on lanes not issued)',
     )
-    .argument('<file>', 'SASS listing (as for explore)')
+    .argument(
+      '<file>',
+      'SASS listing (as for explore), or a scenario JSON file (saved by explore or check): its program,\nlaunch, mechanism and options run on the core, its schedule deciding every choice\n(--mechanism, --option, --warp-size, --warps and --scheduler are then not used)',
+    )
     .option('-m, --mechanism <list>', "comma-separated mechanisms, or 'all'", 'simt-stack')
     .option(
       '--scheduler <list>',
@@ -215,6 +234,12 @@ function program(io: Io, status: { code: number }): Command {
     )
     .option('--max-states <N>', 'state budget of --explore', positiveInt('--max-states'), 200_000)
     .option('--timeout <S>', 'time budget in seconds per run', positiveNumber('--timeout'), 30)
+    .option(
+      '--turns <N>',
+      "a scenario's livelock: turns of its cycle to run",
+      positiveInt('--turns'),
+      3,
+    )
     .addOption(
       new Option('--atomic-order <order>', 'which lane wins an atomic race')
         .choices(['ascending', 'descending'])
@@ -226,7 +251,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      '\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n',
+      "\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n  warpcheck simulate counterexamples/spinlock.simt-stack.deadlock-livelock.ddade8a5.json\n\nWith a scenario, the exit status is 0 when the timed run shows the scenario's expected verdict,\n1 when not or when the core cannot follow a step of its schedule, 2 bad input.\n",
     )
     .action((file: string, o: Record<string, unknown>) => {
       status.code = runSimulate(
@@ -245,6 +270,7 @@ function program(io: Io, status: { code: number }): Command {
           maxCycles: o['maxCycles'] as number,
           explore: o['explore'] as boolean,
           maxStates: o['maxStates'] as number,
+          turns: o['turns'] as number,
           timeout: o['timeout'] as number,
           json: o['json'] as boolean,
           strict: o['strict'] as boolean,

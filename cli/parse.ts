@@ -2,6 +2,8 @@ import { ipdomTable } from '../model/cfg/index.ts';
 import { loadProgram } from '../model/scenario/loadProgram.ts';
 import { formatterFor } from '../model/machine/machine.ts';
 import { reportDiagnostics, table, type Io, readInput } from './output.ts';
+import { looksLikeScenario } from '../model/scenario/files.ts';
+import { scenarioNotListing } from './prepare.ts';
 
 export interface ParseArgs {
   readonly file: string;
@@ -13,6 +15,7 @@ export interface ParseArgs {
 export function runParse(a: ParseArgs, io: Io): number {
   const text = readInput(io, a.file);
   if (text === null) return 2;
+  if (looksLikeScenario(text)) return scenarioNotListing(io, a.file);
   const loaded = loadProgram(text, a.file, { strict: a.strict });
   if (!loaded.ok) return reportDiagnostics(io, loaded.error);
   const { program, cfg } = loaded.value;

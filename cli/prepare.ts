@@ -4,6 +4,7 @@ import type { Machine } from '../model/machine/machine.ts';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
 import { loadProgram, resolveLaunch, type LoadedProgram } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
+import { looksLikeScenario } from '../model/scenario/files.ts';
 import { reportDiagnostics, readInput, type Io } from './output.ts';
 
 /** What `explore` and `simulate` share: a listing, a launch, and mechanisms with their options. */
@@ -35,6 +36,7 @@ export interface Prepared {
 export function prepareMachines(a: PrepareArgs, io: Io): Prepared | number {
   const text = readInput(io, a.file);
   if (text === null) return 2;
+  if (looksLikeScenario(text)) return scenarioNotListing(io, a.file);
   const loaded = loadProgram(text, a.file, {
     strict: a.strict,
     ...(a.entry ? { entry: a.entry } : {}),
@@ -97,4 +99,15 @@ export function parseOptionSettings(
     (value[mech!] ??= {})[name!] = v!;
   }
   return error.length ? { ok: false, error } : { ok: true, value };
+}
+
+/**
+ * A command that takes a listing was given a scenario (recognised by content, `looksLikeScenario`):
+ * one line saying which commands take it, exit status 2 — not one SASS error per JSON line.
+ */
+export function scenarioNotListing(io: Io, file: string): number {
+  io.err(
+    `${file}:1:1: this is a scenario (JSON), not a SASS listing: \`warpcheck replay ${file}\` runs its schedule step by step, \`warpcheck simulate ${file}\` on the issue core\n`,
+  );
+  return 2;
 }

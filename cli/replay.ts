@@ -3,6 +3,7 @@ import { readScenario } from '../model/scenario/files.ts';
 import { replay } from '../model/scenario/replay.ts';
 import { replayCore } from '../model/scenario/replayCore.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
+import { runExportTrace } from './exportTrace.ts';
 import { colourVerdict, reportDiagnostics, table, type Io } from './output.ts';
 
 export interface ReplayArgs {
@@ -10,6 +11,10 @@ export interface ReplayArgs {
   readonly json: boolean;
   /** Print only the final verdict and mismatches. */
   readonly quiet: boolean;
+  /** Write the run as Accel-Sim trace files into this folder instead of printing it. */
+  readonly traceg?: string;
+  /** Turns of a livelock's cycle written to the trace (default 3). */
+  readonly turns?: number;
 }
 
 /**
@@ -23,6 +28,13 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   if (!s.ok) return reportDiagnostics(io, s.error);
   const m = scenarioMachine(s.value, a.scenario);
   if (!m.ok) return reportDiagnostics(io, m.error);
+  if (a.traceg !== undefined)
+    return runExportTrace(
+      { scenario: a.scenario, dir: a.traceg, turns: a.turns ?? 3, json: a.json },
+      io,
+      s.value,
+      m.machine,
+    );
   if (s.value.core) return runReplayCore(a, io, s.value, m.machine);
   const run = replay(m.machine, s.value);
   const ok = run.mismatches.length === 0;

@@ -1,5 +1,5 @@
 /** `warpcheck simulate` end to end, through `main` with captured output. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -159,5 +159,82 @@ describe('warpcheck simulate --explore', () => {
     ]);
     expect(s.code).toBe(0);
     expect(s.out).toMatch(/its\s+warp\s+cycle/);
+  });
+
+  it('runs a saved scenario: its schedule drives the core, and a livelock shows its cycles per turn', async () => {
+    const file = join(
+      root,
+      'counterexamples',
+      'spinlock.simt-stack.deadlock-livelock.ddade8a5.json',
+    );
+    const r = await run(['simulate', file]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    // One turn: CAS (shared, 30) → ISETP (alu, 4) → BRA: 30 + 4 + 1 cycles for 3 issues.
+    expect(r.out).toMatch(
+      /one turn of the livelock \(3 issues\) costs 35 cycles \(turns: 35, 35, 35\)/,
+    );
+    expect(r.out).toMatch(/burns IPC 0\.086/);
+    const j = await run([
+      'simulate',
+      file,
+      '--latency',
+      'shared=10,alu=2',
+      '--turns',
+      '2',
+      '--json',
+    ]);
+    const json = JSON.parse(j.out) as {
+      ok: boolean;
+      results: { verdict: string; kind: string; cyclesPerTurn: number; turns: unknown[] }[];
+    };
+    expect(json.ok).toBe(true);
+    expect(json.results[0]).toMatchObject({
+      verdict: 'deadlock',
+      kind: 'livelock',
+      cyclesPerTurn: 13,
+    });
+    expect(json.results[0]!.turns).toHaveLength(2);
+  });
+
+  it('recognises a scenario by its content, never parsing JSON as SASS; says where it cannot follow a step', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wc-sim-'));
+    const broken = join(dir, 'broken.sass');
+    writeFileSync(broken, '{ "format": "warpcheck-scenario", \n  "version": 1,, }\n');
+    const b = await run(['simulate', broken]);
+    expect(b.code).toBe(2);
+    expect(b.err.trim().split('\n')).toHaveLength(1);
+    expect(b.err).toMatch(/broken\.sass:2:\d+: not valid JSON/);
+    // The commands that take a listing say what a scenario is for, in one line.
+    const cex = join(
+      root,
+      'counterexamples',
+      'spinlock.simt-stack.deadlock-livelock.ddade8a5.json',
+    );
+    for (const cmd of ['explore', 'parse']) {
+      const e = await run([cmd, cex, ...(cmd === 'explore' ? ['--no-save'] : [])]);
+      expect(e.code).toBe(2);
+      expect(e.err.trim().split('\n')).toHaveLength(1);
+      expect(e.err).toMatch(
+        /:1:1: this is a scenario \(JSON\), not a SASS listing: `warpcheck replay /,
+      );
+    }
+    const scenario = JSON.parse(
+      readFileSync(join(root, 'scenarios', 'seed000-fig1-if-else.simt-stack.json'), 'utf8'),
+    ) as { schedule: number[]; program: { file: string } };
+    const bad = join(dir, 'bad.json');
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        ...scenario,
+        program: { file: join(root, 'scenarios', scenario.program.file) },
+        schedule: [0, 0, 5],
+      }),
+    );
+    const r = await run(['simulate', bad]);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(
+      /the core cannot follow step 3 of the schedule: choice 5 does not exist \(the state offers 1\)/,
+    );
   });
 });

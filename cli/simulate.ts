@@ -9,6 +9,9 @@ import type { Machine } from '../model/machine/machine.ts';
 import { COLLECTOR_KINDS, type CollectorKind } from '../model/core/operandCollector.ts';
 import { colourVerdict, millis, table, thousands, type Io } from './output.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
+import { looksLikeScenario } from '../model/scenario/files.ts';
+import { runSimulateScenario } from './simulateScenario.ts';
+import { readInput } from './output.ts';
 
 export interface SimulateArgs extends PrepareArgs {
   /** `lrr`, `gto`, a comma list, or `all`. */
@@ -28,6 +31,8 @@ export interface SimulateArgs extends PrepareArgs {
   /** Search every scheduler choice (`exploreCore`) instead of simulating one scheduler. */
   readonly explore?: boolean;
   readonly maxStates?: number;
+  /** A scenario's livelock: turns of its cycle to run (default 3). */
+  readonly turns?: number;
 }
 
 /** A comma list of allowed values, or `all`; errors name the allowed values. */
@@ -79,6 +84,34 @@ export function runSimulate(a: SimulateArgs, io: Io): number {
   ) {
     for (const p of problems) io.err(`${p}\n`);
     return 2;
+  }
+  // A scenario file (recognised by its content, never parsed as SASS): its schedule drives the core.
+  const text = readInput(io, a.file);
+  if (text === null) return 2;
+  if (looksLikeScenario(text)) {
+    if (a.issueWidth !== 1 || a.explore) {
+      io.err(
+        `${a.file}: a scenario's schedule is one issue at a time: --issue-width and --explore apply to listings only\n`,
+      );
+      return 2;
+    }
+    return runSimulateScenario(
+      {
+        file: a.file,
+        text,
+        scoreboards,
+        collectors,
+        latencies: latencies.value,
+        coreDefaults:
+          a.scoreboard === 'warp' && (a.collector ?? 'none') === 'none' && a.latency.trim() === '',
+        ...(a.banks !== undefined ? { banks: a.banks } : {}),
+        ...(a.units !== undefined ? { units: a.units } : {}),
+        maxCycles: a.maxCycles,
+        turns: a.turns ?? 3,
+        json: a.json,
+      },
+      io,
+    );
   }
   const prepared = prepareMachines(a, io);
   if (typeof prepared === 'number') return prepared;

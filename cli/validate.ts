@@ -106,6 +106,7 @@ export function runValidate(a: ValidateArgs, io: Io): number {
     listing: ReturnType<typeof listingAgreement> | null;
   }[] = [];
   let listingProgram: Parameters<typeof listingAgreement>[1] | null = null;
+  let listingLcp: ReadonlyMap<number, number> | undefined;
   let listingLine: (pc: number) => string = String;
   if (a.listing !== undefined) {
     const ltext = readInput(io, a.listing);
@@ -113,6 +114,7 @@ export function runValidate(a: ValidateArgs, io: Io): number {
     const loaded = loadProgram(ltext, a.listing);
     if (!loaded.ok) return reportDiagnostics(io, loaded.error);
     listingProgram = loaded.value.program;
+    listingLcp = loaded.value.likelyConvergence;
     const lines = loaded.value.sourceLines;
     const file = a.listing;
     listingLine = (pc) => `${file}:${lines[pc] ?? 1}`;
@@ -125,12 +127,20 @@ export function runValidate(a: ValidateArgs, io: Io): number {
         file: a.trace,
         warpSize: Math.max(1, lanes),
         ...(kernel ? { kernel } : {}),
+        ...(listingProgram
+          ? {
+              listing: {
+                program: listingProgram,
+                ...(listingLcp ? { likelyConvergence: listingLcp } : {}),
+              },
+            }
+          : {}),
       });
       if (!s.ok) return reportDiagnostics(io, s.error);
       const listing =
         listingProgram === null
           ? null
-          : listingAgreement(s.value.built, listingProgram, listingLine);
+          : listingAgreement(s.value.reconstructed, listingProgram, listingLine);
       warps.push({ warp: name, setup: s.value, listing });
       for (const { f, options } of factories) {
         const result = replayTrace(s.value, f, options, {

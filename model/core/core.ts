@@ -154,7 +154,9 @@ export interface Core {
   initial(): CoreState;
   /**
    * One cycle: retire writes, offer the slot(s) in scheduler order, issue what has no hazard.
-   * With `force` (one of `options(s)`), that step of that warp issues instead.
+   * With `force`, that step of that warp (an index into its `warpSteps`, any data alternative)
+   * issues if it has no hazard, else the cycle stalls: `options(s)` lists the forced steps an
+   * unconstrained search needs, `followSchedule` forces a scenario's steps.
    */
   stepCycle(s: CoreState, force?: { warp: number; step: number }): CycleResult;
   /** The (warp, step) pairs that could issue in this cycle (see `exploreCore`). */
@@ -282,8 +284,11 @@ export function createCore(machine: Machine, config: CoreConfig = DEFAULT_CORE):
       const waited: StallRecord['candidates'][number][] = [];
       for (let i = 0; i < steps.steps.length; i++) {
         const st = steps.steps[i]!;
-        if (i > 0 && steps.steps[i - 1]!.group === st.group) continue;
-        if (force && i !== force.step) continue;
+        // Unforced, one step per candidate (the first alternative of its group); a forced step may
+        // be any alternative (a scenario's schedule picks an atomic's winner, `followSchedule.ts`).
+        if (force) {
+          if (i !== force.step) continue;
+        } else if (i > 0 && steps.steps[i - 1]!.group === st.group) continue;
         const m = st.issue.merged;
         const { waits, h, e } = waitsOf(boards[k]!, dual ? duals![k]! : undefined, st);
         if (waits) {

@@ -6,3 +6,4 @@ export * from './simulate.ts';
 export * from './dualScoreboard.ts';
 export * from './operandCollector.ts';
 export * from './exploreCore.ts';
+export * from './followSchedule.ts';

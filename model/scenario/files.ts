@@ -28,6 +28,15 @@ export function readScenario(
   return parseScenario(text, file);
 }
 
+/**
+ * Whether a file's text is a scenario rather than a listing, by content (never by name): JSON
+ * begins with `{` after blanks, and no SASS listing does (they begin with a comment, a header,
+ * a label or an instruction). A file that starts like JSON is then read as a scenario, so its
+ * errors are JSON and schema errors, not one SASS error per line.
+ */
+export const looksLikeScenario = (text: string): boolean =>
+  /^\s*\{/.test(text.replace(/^\uFEFF/, ''));
+
 export function parseScenario(
   text: string,
   file: string,

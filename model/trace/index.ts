@@ -45,3 +45,10 @@ export {
   type SideBySideRow,
 } from './discrepancy.ts';
 export { listingAddresses, listingAgreement, type ListingAgreement } from './traceReplayListing.ts';
+export {
+  OLDER_TRACE_FORMAT,
+  compressAddresses,
+  printKernelsList,
+  printTraceg,
+} from './printTraceg.ts';
+export { withListingOperands, type WithListing } from './listingOperands.ts';

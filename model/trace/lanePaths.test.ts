@@ -144,6 +144,27 @@ describe('lanePaths: hand-written traces (warp of 4 lanes)', () => {
     expect(p.lanes[0]!.steps[1]!.kind).toBe('predicated-off');
   });
 
+  it('a trace cut short (a livelock written for some turns): a lane that ran, was expected at a PC and never issues again was predicated off there', () => {
+    // The spinlock on a SIMT stack, two lanes: CAS, ISETP, @P0 BRA for both; lane 0 got the lock
+    // (guard false: it falls through and waits at the reconvergence point), lane 1 spins.
+    const p = lanePaths(
+      warpOf([
+        '0000 00000003 ATOMS',
+        '0010 00000003 ISETP',
+        '0020 00000002 BRA',
+        '0000 00000002 ATOMS',
+        '0010 00000002 ISETP',
+        '0020 00000002 BRA',
+      ]),
+      2,
+    );
+    expect(p.lanes[0]!.pcs).toEqual([0x00, 0x10, 0x20]);
+    expect(p.lanes[0]!.steps[2]!.kind).toBe('predicated-off');
+    expect(p.lanes[0]!.branches).toEqual([{ index: 2, pc: 0x20, taken: false, target: 0x30 }]);
+    // Still reported: the trace alone cannot rule out that lane 0 was elsewhere.
+    expect(p.uncertain.map((u) => [u.lane, u.pc])).toEqual([[0, 0x20]]);
+  });
+
   it('says so where it cannot tell', () => {
     // Lane 3 is never issued: predicated off at 0x00 or never launched?
     const p = lanePaths(warpOf(['0000 00000007 MOV', '0010 00000007 EXIT']), 4);

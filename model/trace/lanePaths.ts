@@ -10,6 +10,7 @@
  * - next issued at a higher PC: predicated off here (it executes the PC and falls through to
  *   pc + 16); uncertain when the same PC is issued again, without the lane, before that next
  *   issue (the trace cannot tell at which of the issues the lane was predicated off);
+ * - never issued again after issuing before (a trace cut short): predicated off, and uncertain;
  * - next issued at a lower PC, never again, or the instruction cannot be predicated (BSSY,
  *   BSYNC): the trace cannot tell; the point is recorded as uncertain and the lane's position
  *   becomes unknown until its next issue.
@@ -238,6 +239,28 @@ export function lanePaths(warp: TraceWarp, warpSize = 32): LanePaths {
       const next = s.cursor < issues[l]!.length ? issues[l]![s.cursor]! : null;
       const nextPc = next === null ? null : insts[next]!.pc;
       if (nextPc === pc) continue; // issued here later: on a path that runs later
+      // A lane that ran before, was expected here by falling through, and never issues again
+      // (a trace cut short: a livelock's turns, a blocked warp) is taken as predicated off: on
+      // another path it could not be expected at this PC, and a mechanism that keeps it in the
+      // issuing group needs this run (issue 15: exported livelocks). Still reported as uncertain.
+      if (
+        nextPc === null &&
+        !UNPREDICATED.has(opcode) &&
+        s.steps.some((t) => t.kind === 'issued')
+      ) {
+        doubt(
+          s,
+          l,
+          i,
+          pc,
+          `absent at ${hex(pc)} ${opcode} and never issued again: taken as predicated off (it was expected here)`,
+        );
+        s.steps.push({ index: i, pc, kind: 'predicated-off' });
+        if (BRANCHES.has(opcode))
+          s.branches.push({ index: i, pc, taken: false, target: pc + INST_STRIDE });
+        s.at = pc + INST_STRIDE;
+        continue;
+      }
       if (nextPc === null || nextPc < pc || UNPREDICATED.has(opcode)) {
         doubt(
           s,

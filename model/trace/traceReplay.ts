@@ -17,7 +17,10 @@
 import { buildCfg, ipdomOf } from '../cfg/index.ts';
 import { decodeProgram } from '../isa/decode.ts';
 import type { Op } from '../isa/op.ts';
-import { err, ok, type Result } from '../isa/program.ts';
+import { err, ok, type Program, type Result } from '../isa/program.ts';
+import { withListingOperands } from './listingOperands.ts';
+import { bmovSpills, eventOf } from './traceEvents.ts';
+import { listingAgreement } from './traceReplayListing.ts';
 import type { Event, Group, Outcome } from '../lanes/execute.ts';
 import type {
   Issue,
@@ -40,6 +43,8 @@ export interface TraceSetup {
   readonly warp: TraceWarp;
   readonly paths: LanePaths;
   readonly built: TraceProgram;
+  /** The program from the trace alone (equal to `built` unless a listing supplied operands). */
+  readonly reconstructed: TraceProgram;
   readonly ops: readonly Op[];
   readonly ctx: MechanismContext;
   /** The hardware's warp trace. */
@@ -79,12 +84,38 @@ export function blockLanes(header: Readonly<Record<string, string>>, warp: numbe
  */
 export function traceSetup(
   warp: TraceWarp,
-  options: { readonly warpSize?: number; readonly file?: string; readonly kernel?: string } = {},
+  options: {
+    readonly warpSize?: number;
+    readonly file?: string;
+    readonly kernel?: string;
+    /**
+     * A listing of the kernel: when it agrees with the trace, the operands the trace lacks come
+     * from it (`withListingOperands`), and its likely convergence points.
+     */
+    readonly listing?: {
+      readonly program: Program;
+      readonly likelyConvergence?: ReadonlyMap<number, number>;
+    };
+  } = {},
 ): Result<TraceSetup> {
   const warpSize = options.warpSize ?? launchedLanes(warp);
   const paths = lanePaths(warp, warpSize);
-  const built = traceProgram(warp, paths, options);
-  if (!built.ok) return built;
+  const rebuilt = traceProgram(warp, paths, options);
+  if (!rebuilt.ok) return rebuilt;
+  let built: { readonly value: TraceProgram } = rebuilt;
+  let likelyConvergence: ReadonlyMap<number, number> | null = null;
+  if (options.listing) {
+    const agree = listingAgreement(rebuilt.value, options.listing.program, String);
+    if (agree.disagreements.length === 0) {
+      const w = withListingOperands(
+        rebuilt.value,
+        options.listing.program,
+        options.listing.likelyConvergence ?? null,
+      );
+      built = { value: w.built };
+      likelyConvergence = w.likelyConvergence;
+    }
+  }
   const { program, base, entry } = built.value;
   const decoded = decodeProgram(program);
   if (decoded.errors.length > 0)
@@ -105,6 +136,7 @@ export function traceSetup(
     full,
     entry,
     ipdom: (pc) => ipdomOf(cfg, pc),
+    ...(likelyConvergence ? { likelyConvergence } : {}),
   };
   const visits = paths.lanes.map((lane) => {
     const m = new Map<number, number[]>();
@@ -117,7 +149,16 @@ export function traceSetup(
     return m;
   });
   const hardware = warp.insts.map((i) => ({ pc: i.pc, mask: (i.mask & full) >>> 0 }));
-  return ok({ warp, paths, built: built.value, ops: decoded.ops, ctx, hardware, visits });
+  return ok({
+    warp,
+    paths,
+    built: built.value,
+    reconstructed: rebuilt.value,
+    ops: decoded.ops,
+    ctx,
+    hardware,
+    visits,
+  });
 }
 
 /** How a replay ended. */
@@ -193,6 +234,8 @@ export function replayTrace(
     choices,
     matchedChoices: matched,
   });
+
+  const spills = bmovSpills();
 
   /** The k-th run of `pc` by lane `l`: its step index, or null past the recorded path. */
   const visit = (l: number, pc: number): number | null => {
@@ -278,7 +321,15 @@ export function replayTrace(
         next.set(to, ((next.get(to) ?? 0) | (1 << l)) >>> 0);
       }
       take >>>= 0;
-      if (policy !== 'nop') event = eventOf(op, pc, take, ctx);
+      if (policy !== 'nop') event = eventOf(op, pc, take, ctx, spills.moved(op, take));
+      spills.record(
+        op,
+        take,
+        half.mask,
+        op.kind === 'bmov-from-barrier' && mech.barrierValue
+          ? mech.barrierValue(state, op.barrier)
+          : null,
+      );
       if (halves.length > 1 && event.kind !== 'none')
         return done({
           kind: 'stopped',
@@ -302,34 +353,5 @@ export function replayTrace(
         message: adv.message,
       });
     state = adv.state;
-  }
-}
-
-/** The control event of `op` run with guard-true lanes `take` (as `lanes/execute.ts` builds it). */
-function eventOf(op: Op, pc: number, take: number, ctx: MechanismContext): Event {
-  switch (op.kind) {
-    case 'call':
-      return take === 0 ? { kind: 'none' } : { kind: 'call', mask: take, returnPc: pc + 1 };
-    case 'ret':
-      return take === 0 ? { kind: 'none' } : { kind: 'ret', mask: take };
-    case 'bssy':
-    case 'bsync':
-    case 'break':
-    case 'bmov-from-barrier':
-      return { kind: 'barrier', mask: take, value: null };
-    case 'bmov-to-barrier':
-      // The trace holds no B register values (traceProgram never builds this op).
-      return { kind: 'barrier', mask: take, value: null };
-    case 'warpsync': {
-      // traceProgram writes the mask as an immediate; a register operand would be unknown (-1).
-      const named = op.mask === null ? ctx.full : op.mask.kind === 'imm' ? op.mask.value >>> 0 : -1;
-      const masks = new Array<number>(ctx.warpSize).fill(0);
-      for (let m = take; m !== 0; m &= m - 1) masks[lowest(m)] = named;
-      return { kind: 'warpsync', mask: take, named, masks };
-    }
-    case 'yield':
-      return { kind: 'yield' };
-    default:
-      return { kind: 'none' };
   }
 }
