@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
+import { kernelEntries } from '../model/scenario/kernels.ts';
 
 const SASS = fileURLToPath(new URL('../../shared/sass/', import.meta.url));
 const DOC = fileURLToPath(new URL('../docs/findings.md', import.meta.url));
@@ -59,22 +60,6 @@ function flagOf(note: string): string | null {
   if (/excerpt/i.test(note)) return 'excerpt';
   if (/trap[- ]handler/i.test(note)) return 'trap handler';
   return null;
-}
-
-/** Kernel entries of a listing (see the header comment), and how they were told apart. */
-function kernelsOf(
-  text: string,
-  fns: readonly { name: string; start: number; end: number }[],
-  opcodes: readonly string[],
-): { names: string[]; rule: string } {
-  const marked = new Set(
-    [...text.matchAll(/\.other\s+([^,\s]+)\s*,\s*@"STO_CUDA_ENTRY/g)].map((m) => m[1]!),
-  );
-  if (marked.size > 0)
-    return { names: fns.filter((f) => marked.has(f.name)).map((f) => f.name), rule: 'entry' };
-  const withExit = fns.filter((f) => opcodes.slice(f.start, f.end).includes('EXIT'));
-  if (withExit.length > 0) return { names: withExit.map((f) => f.name), rule: 'exit' };
-  return { names: fns.map((f) => f.name), rule: 'all' };
 }
 
 interface Row {
@@ -127,11 +112,7 @@ function runAll(a: Args): { rows: Row[]; skipped: { file: string; flag: string }
       continue;
     }
     const prog = first.value.program;
-    const { names, rule } = kernelsOf(
-      text,
-      prog.functions,
-      prog.instructions.map((i) => i.opcode),
-    );
+    const { names, rule } = kernelEntries(text, prog);
     for (const fn of names) {
       const loaded = loadProgram(text, e.file, { entry: fn });
       const results: Row['results'] = {};

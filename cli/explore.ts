@@ -1,158 +1,294 @@
 import { basename } from 'node:path';
 import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
+import { loadProgram } from '../model/scenario/loadProgram.ts';
+import { kernelEntries } from '../model/scenario/kernels.ts';
 import { saveScenario } from '../model/scenario/files.ts';
 import { scenarioFromFinding } from '../model/scenario/session.ts';
-import { colourVerdict, millis, table, thousands, type Io } from './output.ts';
+import {
+  colourVerdict,
+  millis,
+  readInput,
+  reportDiagnostics,
+  table,
+  thousands,
+  type Io,
+} from './output.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
 import { VERSION } from './version.ts';
 
 export interface ExploreArgs extends PrepareArgs {
   readonly maxStates: number;
   readonly maxDepth: number;
+  /** Seconds per kernel × mechanism run. */
   readonly timeout: number;
+  /** Seconds for the whole command, every kernel and mechanism (issue 16). */
+  readonly timeLimit: number;
+  /** Resident memory in MB past which a search stops (issue 16). */
+  readonly maxMemory: number;
   readonly save: string | false;
   readonly json: boolean;
 }
 
 interface Row {
+  readonly kernel: string;
   readonly mechanism: string;
   readonly result: ExploreResult;
   readonly expected: string | null;
   readonly saved: string[];
 }
 
-/** `warpcheck explore`: every mechanism on one listing, a verdict row each, failures saved. */
+/** The verdict's own finding is possible (`Finding.possible`): it rests on abstraction. */
+const possibleOf = (r: ExploreResult): boolean =>
+  r.verdict !== 'terminates' &&
+  r.verdict !== 'bound-reached' &&
+  (r.findings.find((f) => f.verdict === r.verdict && f.kind === r.kind)?.possible ?? false);
+
+/** A row for a run the total time budget left no room for. */
+function notRun(limit: number): ExploreResult {
+  return {
+    verdict: 'bound-reached',
+    kind: null,
+    message: `the total time budget (--time-limit ${limit} s) was spent before this run`,
+    states: 0,
+    transitions: 0,
+    depth: 0,
+    timeMs: 0,
+    bound: 'time',
+    laneSymmetry: false,
+    findings: [],
+    terminalStates: 0,
+    notes: [],
+  };
+}
+
+/**
+ * `warpcheck explore`: every kernel of a listing (issue 16: `STO_CUDA_ENTRY`, else functions
+ * with an EXIT, else all; `--entry` or the header's `entry=` narrow it) on every mechanism asked
+ * for, a verdict row each, under per-run and total budgets; failures saved as scenarios.
+ */
 export function runExplore(a: ExploreArgs, io: Io): number {
-  const prepared = prepareMachines(a, io);
-  if (typeof prepared === 'number') return prepared;
-  const { text, loaded, launch, machines } = prepared;
+  const text = readInput(io, a.file);
+  if (text === null) return 2;
+  const first = loadProgram(text, a.file, {
+    strict: a.strict,
+    ...(a.entry ? { entry: a.entry } : {}),
+  });
+  if (!first.ok) return reportDiagnostics(io, first.error);
+  const kernels = a.entry
+    ? [a.entry]
+    : first.value.header.entry
+      ? [first.value.header.entry]
+      : [...kernelEntries(text, first.value.program).names];
+  const t0 = performance.now();
+  const deadline = t0 + a.timeLimit * 1000;
   const rows: Row[] = [];
-  for (const { id, machine } of machines) {
-    const progress = (p: { states: number; depth: number; elapsedMs: number }) => {
-      if (io.interactive)
-        io.err(
-          `\r  exploring ${id}: ${thousands(p.states)} states, depth ${p.depth}, ${millis(p.elapsedMs)}   `,
-        );
-    };
-    const result = explore(
-      machine,
-      { maxStates: a.maxStates, maxDepth: a.maxDepth, timeoutMs: a.timeout * 1000 },
-      progress,
-    );
-    if (io.interactive) io.err('\r\u001b[K');
-    const saved: string[] = [];
-    if (a.save !== false) {
-      for (const f of result.findings) {
-        if (f.verdict === 'terminates') continue;
-        const scenario = scenarioFromFinding({
-          name: `${basename(a.file)} on ${id}: ${f.verdict}${f.kind ? ` (${f.kind})` : ''}`,
-          programText: text,
-          entry: a.entry ?? loaded.header.entry,
-          strict: a.strict,
-          refine: a.refine,
-          launch: launch,
-          mechanism: id,
-          options: machine.options,
-          atomicOrder: a.atomicOrder,
-          finding: f,
-          found: {
-            by: `warpcheck ${VERSION} explore`,
-            search: 'exhaustive breadth-first (shortest schedule)',
-            source: a.file,
-          },
-        });
-        saved.push(
-          saveScenario(
-            a.save,
-            `${basename(a.file).replace(/\.[^.]*$/, '')}.${id}.${f.verdict}${f.kind ? `-${f.kind}` : ''}`,
-            scenario,
-          ),
-        );
+  let launchShown: { warpSize: number; warps: number } | null = null;
+  const warnings: string[] = [];
+  for (const kernel of kernels) {
+    const prepared = prepareMachines({ ...a, entry: kernel }, io);
+    if (typeof prepared === 'number') return prepared;
+    const { loaded, launch, machines } = prepared;
+    launchShown ??= { warpSize: launch.warpSize, warps: launch.warps };
+    for (const w of loaded.warnings) if (!warnings.includes(w)) warnings.push(w);
+    for (const { id, machine } of machines) {
+      const left = deadline - performance.now();
+      const label = kernels.length > 1 ? `${kernel} on ${id}` : id;
+      const progress = (p: { states: number; depth: number; elapsedMs: number }) => {
+        if (io.interactive)
+          io.err(
+            `\r  exploring ${label}: ${thousands(p.states)} of ${thousands(a.maxStates)} states, depth ${p.depth}, ${millis(p.elapsedMs)} of ${a.timeout} s, ${Math.round(process.memoryUsage.rss() / 1048576)} of ${a.maxMemory} MB; ${Math.max(0, Math.round((deadline - performance.now()) / 1000))} s left in all   `,
+          );
+      };
+      const result =
+        left <= 0
+          ? notRun(a.timeLimit)
+          : explore(
+              machine,
+              {
+                maxStates: a.maxStates,
+                maxDepth: a.maxDepth,
+                timeoutMs: Math.min(a.timeout * 1000, left),
+                maxMemoryMb: a.maxMemory,
+              },
+              progress,
+            );
+      if (io.interactive) io.err('\r\u001b[K');
+      const saved: string[] = [];
+      if (a.save !== false) {
+        for (const f of result.findings) {
+          if (f.verdict === 'terminates') continue;
+          const scenario = scenarioFromFinding({
+            name: `${basename(a.file)}${kernels.length > 1 ? ` (${kernel})` : ''} on ${id}: ${f.verdict}${f.kind ? ` (${f.kind})` : ''}`,
+            programText: text,
+            entry: kernel,
+            strict: a.strict,
+            refine: a.refine,
+            launch,
+            mechanism: id,
+            options: machine.options,
+            atomicOrder: a.atomicOrder,
+            laneSymmetry: result.laneSymmetry,
+            widen: a.widen ?? 0,
+            finding: f,
+            found: {
+              by: `warpcheck ${VERSION} explore`,
+              search: 'exhaustive breadth-first (shortest schedule)',
+              source: a.file,
+            },
+          });
+          const stem = basename(a.file).replace(/\.[^.]*$/, '');
+          saved.push(
+            saveScenario(
+              a.save,
+              `${stem}${kernels.length > 1 ? `.${kernel.replace(/[^\w.-]/g, '_').slice(0, 40)}` : ''}.${id}.${f.verdict}${f.kind ? `-${f.kind}` : ''}`,
+              scenario,
+            ),
+          );
+        }
       }
+      rows.push({
+        kernel,
+        mechanism: id,
+        result,
+        expected: loaded.header.expect[id] ?? null,
+        saved,
+      });
     }
-    rows.push({ mechanism: id, result, expected: loaded.header.expect[id] ?? null, saved });
   }
   const mismatched = rows.filter(
     (r) => r.expected !== null && r.expected !== verdictText(r.result),
   );
-  if (a.json) {
-    io.out(
-      JSON.stringify(
-        {
-          file: a.file,
-          launch: { warpSize: launch.warpSize, warps: launch.warps },
-          results: rows.map((r) => ({
-            mechanism: r.mechanism,
-            verdict: r.result.verdict,
-            kind: r.result.kind,
-            message: r.result.message,
-            states: r.result.states,
-            transitions: r.result.transitions,
-            depth: r.result.depth,
-            timeMs: Math.round(r.result.timeMs * 10) / 10,
-            bound: r.result.bound,
-            findings: r.result.findings.map((f) => ({
-              verdict: f.verdict,
-              kind: f.kind,
-              property: f.property,
-              message: f.message,
-              steps: f.schedule.length,
-            })),
-            expected: r.expected,
-            saved: r.saved,
-            notes: r.result.notes,
-          })),
-          warnings: loaded.warnings,
-        },
-        null,
-        2,
-      ) + '\n',
-    );
-  } else {
-    io.out(
-      `${a.file}: ${launch.warps} warp${launch.warps > 1 ? 's' : ''} of ${launch.warpSize} lanes\n\n`,
-    );
-    const hasExpect = rows.some((r) => r.expected !== null);
-    io.out(
-      table(
-        io.colour,
-        [
-          'mechanism',
-          'verdict',
-          'states',
-          'transitions',
-          'depth',
-          'time',
-          ...(hasExpect ? ['expected'] : []),
-        ],
-        rows.map((r) => [
-          r.mechanism,
-          colourVerdict(io.colour, verdictText(r.result)),
-          thousands(r.result.states),
-          thousands(r.result.transitions),
-          String(r.result.depth),
-          millis(r.result.timeMs),
-          ...(hasExpect
-            ? [
-                r.expected === null
-                  ? ''
-                  : r.expected === verdictText(r.result)
-                    ? 'yes'
-                    : `NO (${r.expected})`,
-              ]
-            : []),
-        ]),
-      ),
-    );
-    io.out('\n');
-    for (const r of rows) {
-      io.out(`${r.mechanism}: ${r.result.message}\n`);
-      for (const n of r.result.notes) io.out(`  note: ${n}\n`);
-      for (const p of r.saved) io.out(`  saved ${p}  (replay: warpcheck replay ${p})\n`);
-    }
-    for (const w of loaded.warnings) io.out(`warning: ${w}\n`);
-  }
+  const shape = launchShown ?? { warpSize: 0, warps: 0 };
+  if (a.json) printJson(io, a, shape, rows, warnings);
+  else printText(io, a, shape, kernels, rows, warnings);
   return mismatched.length > 0 ? 1 : 0;
+}
+
+function printJson(
+  io: Io,
+  a: ExploreArgs,
+  shape: { warpSize: number; warps: number },
+  rows: readonly Row[],
+  warnings: readonly string[],
+): void {
+  io.out(
+    JSON.stringify(
+      {
+        file: a.file,
+        launch: shape,
+        budgets: {
+          maxStates: a.maxStates,
+          maxDepth: a.maxDepth,
+          timeoutS: a.timeout,
+          timeLimitS: a.timeLimit,
+          maxMemoryMb: a.maxMemory,
+          laneSymmetry: a.laneSymmetry !== false,
+          widen: a.widen ?? 0,
+        },
+        results: rows.map((r) => ({
+          kernel: r.kernel,
+          mechanism: r.mechanism,
+          verdict: r.result.verdict,
+          kind: r.result.kind,
+          possible: possibleOf(r.result),
+          message: r.result.message,
+          states: r.result.states,
+          transitions: r.result.transitions,
+          depth: r.result.depth,
+          timeMs: Math.round(r.result.timeMs * 10) / 10,
+          bound: r.result.bound,
+          laneSymmetry: r.result.laneSymmetry,
+          findings: r.result.findings.map((f) => ({
+            verdict: f.verdict,
+            kind: f.kind,
+            property: f.property,
+            possible: f.possible ?? false,
+            ...(f.decisions ? { decisions: f.decisions } : {}),
+            message: f.message,
+            steps: f.schedule.length,
+          })),
+          expected: r.expected,
+          saved: r.saved,
+          notes: r.result.notes,
+        })),
+        warnings,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+}
+
+function printText(
+  io: Io,
+  a: ExploreArgs,
+  shape: { warpSize: number; warps: number },
+  kernels: readonly string[],
+  rows: readonly Row[],
+  warnings: readonly string[],
+): void {
+  const many = kernels.length > 1;
+  io.out(
+    `${a.file}: ${many ? `${kernels.length} kernels, ` : ''}${shape.warps} warp${shape.warps > 1 ? 's' : ''} of ${shape.warpSize} lanes\n\n`,
+  );
+  const hasExpect = rows.some((r) => r.expected !== null);
+  const hasPossible = rows.some((r) => possibleOf(r.result));
+  const short = (k: string) => (k.length > 40 ? k.slice(0, 39) + '…' : k);
+  io.out(
+    table(
+      io.colour,
+      [
+        ...(many ? ['kernel'] : []),
+        'mechanism',
+        'verdict',
+        ...(hasPossible ? ['possible'] : []),
+        'states',
+        'transitions',
+        'depth',
+        'time',
+        ...(hasExpect ? ['expected'] : []),
+      ],
+      rows.map((r) => [
+        ...(many ? [short(r.kernel)] : []),
+        r.mechanism,
+        colourVerdict(io.colour, verdictText(r.result)),
+        ...(hasPossible ? [possibleOf(r.result) ? 'possible' : ''] : []),
+        thousands(r.result.states),
+        thousands(r.result.transitions),
+        String(r.result.depth),
+        millis(r.result.timeMs),
+        ...(hasExpect
+          ? [
+              r.expected === null
+                ? ''
+                : r.expected === verdictText(r.result)
+                  ? 'yes'
+                  : `NO (${r.expected})`,
+            ]
+          : []),
+      ]),
+    ),
+  );
+  io.out('\n');
+  for (const r of rows) {
+    io.out(`${many ? `${r.kernel} on ` : ''}${r.mechanism}: ${r.result.message}\n`);
+    const f = r.result.findings.find(
+      (x) => x.verdict === r.result.verdict && x.kind === r.result.kind,
+    );
+    if (f?.possible && f.decisions) {
+      io.out(
+        `  possible: the run takes ${f.decisions.length} abstract step${f.decisions.length > 1 ? 's' : ''} (real inputs may never take ${f.decisions.length > 1 ? 'them' : 'it'}):\n`,
+      );
+      for (const d of f.decisions.slice(0, 3))
+        io.out(
+          `    step ${d.step}: ${d.kind === 'widened' ? 'loop widened at' : 'unknown branch at'} ${d.pc} ${d.instruction}${d.source ? ` (unknown from ${d.source})` : ''}\n`,
+        );
+      if (f.decisions.length > 3) io.out(`    … ${f.decisions.length - 3} more\n`);
+    }
+    for (const n of r.result.notes) io.out(`  note: ${n}\n`);
+    for (const p of r.saved) io.out(`  saved ${p}  (replay: warpcheck replay ${p})\n`);
+  }
+  for (const w of warnings) io.out(`warning: ${w}\n`);
 }
 
 /** `terminates`, `deadlock/livelock`, … — the spelling of header expectations. */

@@ -17,6 +17,12 @@ const positiveInt = (name: string) => (v: string) => {
     throw new InvalidArgumentError(`${name} must be a positive integer`);
   return n;
 };
+const nonNegativeInt = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError(`${name} must be a whole number, 0 or more`);
+  return n;
+};
 const positiveNumber = (name: string) => (v: string) => {
   const n = Number(v);
   if (!(n > 0)) throw new InvalidArgumentError(`${name} must be a positive number`);
@@ -89,9 +95,31 @@ function program(io: Io, status: { code: number }): Command {
     )
     .option(
       '--timeout <S>',
-      'time budget in seconds per mechanism',
+      'time budget in seconds per kernel and mechanism',
       positiveNumber('--timeout'),
       60,
+    )
+    .option(
+      '--time-limit <S>',
+      'time budget in seconds for the whole command, every kernel and mechanism; runs it leaves no room for say bound-reached',
+      positiveNumber('--time-limit'),
+      600,
+    )
+    .option(
+      '--max-memory <MB>',
+      'resident memory in MB past which a search stops with bound-reached (memory)',
+      positiveInt('--max-memory'),
+      8192,
+    )
+    .option(
+      '--no-symmetry',
+      'do not merge states that differ only by renumbering interchangeable lanes (lane symmetry, docs/semantics.md)',
+    )
+    .option(
+      '--widen <N>',
+      'after N turns of a loop taken after a branch on an unknown value, a lane forgets what the loop writes (0: never); findings after it are possible',
+      nonNegativeInt('--widen'),
+      2,
     )
     .option('--save <dir>', 'where failing runs are saved as scenarios', 'counterexamples')
     .option('--no-save', 'do not save failing runs')
@@ -126,6 +154,10 @@ function program(io: Io, status: { code: number }): Command {
           maxStates: o['maxStates'] as number,
           maxDepth: o['maxDepth'] as number,
           timeout: o['timeout'] as number,
+          timeLimit: o['timeLimit'] as number,
+          maxMemory: o['maxMemory'] as number,
+          laneSymmetry: o['symmetry'] !== false,
+          widen: o['widen'] as number,
           save: o['save'] === false ? false : (o['save'] as string),
           json: o['json'] as boolean,
           strict: o['strict'] as boolean,

@@ -20,6 +20,10 @@ export interface PrepareArgs {
   readonly entry?: string;
   /** `mechanism.option=value` settings. */
   readonly option: readonly string[];
+  /** Lane symmetry (issue 16); default off here, on in `explore`. */
+  readonly laneSymmetry?: boolean;
+  /** Loop widening after this many unknown turns (issue 16); 0 or absent: off. */
+  readonly widen?: number;
 }
 
 export interface Prepared {
@@ -66,6 +70,8 @@ export function prepareMachines(a: PrepareArgs, io: Io): Prepared | number {
       a.atomicOrder,
       a.strict,
       a.refine,
+      a.laneSymmetry ?? false,
+      a.widen ?? 0,
     );
     if (!m.ok) {
       for (const p of m.error) io.err(`${p}\n`);

@@ -5,6 +5,7 @@ import { int32, uint16, uint32, uint8 } from './growable.ts';
 import { TupleTable, VectorTable } from './tables.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
 import { exactLasso, stopChoice, walkClasses } from './concretize.ts';
+import { decisionsOf } from './decisions.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
@@ -127,9 +128,16 @@ export function explore(
     for (let s = i; s > 0; s = parent.get(s)) out.push(parentChoice.get(s));
     return out.reverse();
   };
+  /** Occurrences of each outcome (state, ending step), up to a cap: for a concrete witness. */
+  const occurrences = new Map<string, number[]>();
   const record = (f: Omit<Finding, 'schedule' | 'loop'>, at: number, last: number | null) => {
     const id = `${f.verdict}:${f.kind ?? ''}:${f.property ?? ''}`;
-    if (!findings.has(id)) findings.set(id, { f, at, last });
+    if (!findings.has(id)) {
+      findings.set(id, { f, at, last });
+      occurrences.set(id, []);
+    }
+    const occ = occurrences.get(id)!;
+    if (occ.length < 200_000) occ.push(at, last ?? -1);
   };
   /** State ids from the initial state to `i`. */
   const idsTo = (i: number): number[] => {
@@ -202,6 +210,8 @@ export function explore(
   const stepMask = uint32();
   const stepGroup = uint16();
   const stepUnknown = uint8();
+  /** The step rests on abstraction: an unknown branch's outcome, or a widened loop. */
+  const stepAbstract = uint8();
   const stepStop = int32(); // -1, or an index into `stops`
   const stepPc = int32();
   const stops: Stop[] = [];
@@ -238,6 +248,7 @@ export function explore(
       stepMask.push(st.issue.mask);
       stepGroup.push(st.group);
       stepUnknown.push(st.unknownChoice ? 1 : 0);
+      stepAbstract.push(st.unknownChoice || st.widened ? 1 : 0);
       if (st.stop) {
         stepStop.push(stops.length);
         stops.push(st.stop);
@@ -409,10 +420,54 @@ export function explore(
     ids,
     hint: ids.slice(1).map((id) => parentChoice.get(id)),
   });
+  // Concrete reachability (issue 16, `decisions.ts`): states reached without any abstract step,
+  // with their own shortest parents, so that a finding that has a concrete witness shows it.
+  const nStates = stateTable.size;
+  const cParent = new Int32Array(nStates).fill(-2);
+  const cChoice = new Int32Array(nStates);
+  {
+    const queue = new Int32Array(nStates);
+    let qn = 0;
+    cParent[0] = -1;
+    queue[qn++] = 0;
+    for (let qi = 0; qi < qn; qi++) {
+      const st = queue[qi]!;
+      if (st >= expanded) continue;
+      for (let e = edgeStart.get(st); e < edgeStart.get(st + 1); e++) {
+        const t = edgeTo.get(e);
+        if (t < 0 || cParent[t] !== -2 || stepAbstract.get(edgeStep.get(e))) continue;
+        cParent[t] = st;
+        cChoice[t] = e - edgeStart.get(st);
+        queue[qn++] = t;
+      }
+    }
+  }
+  const concreteIds = (i: number): number[] => {
+    const ids: number[] = [];
+    for (let st = i; st >= 0; st = cParent[st]!) ids.push(st);
+    return ids.reverse();
+  };
+  /** The first occurrence reached and ended without abstraction, or null. */
+  const concreteOccurrence = (id: string): { at: number; last: number | null } | null => {
+    const occ = occurrences.get(id)!;
+    for (let i = 0; i < occ.length; i += 2) {
+      const at = occ[i]!;
+      const last = occ[i + 1]!;
+      if (cParent[at] === -2) continue;
+      if (last >= 0 && stepAbstract.get(edgeStep.get(edgeStart.get(at) + last))) continue;
+      return { at, last: last >= 0 ? last : null };
+    }
+    return null;
+  };
   const out: Finding[] = [];
   let unreplayable = 0;
-  for (const { f, at, last } of findings.values()) {
-    const walked = walkClasses(machine, machine.initial(), classPath(idsTo(at)), inClass);
+  for (const [id, first] of findings) {
+    const { f } = first;
+    const concrete = concreteOccurrence(id);
+    const { at, last } = concrete ?? first;
+    const ids = concrete ? concreteIds(at) : idsTo(at);
+    const path = concrete ? { ids, hint: ids.slice(1).map((x) => cChoice[x]!) } : classPath(ids);
+    const walked = walkClasses(machine, machine.initial(), path, inClass);
     const stop =
       walked && last !== null
         ? stopChoice(machine, walked.state, last, f.verdict, f.property)
@@ -427,11 +482,15 @@ export function explore(
     const message =
       stop?.transition.stop?.message ??
       (f.verdict === 'deadlock' ? blockedMessage(machine, walked.state) : f.message);
+    const schedule = stop ? [...walked.schedule, stop.choice] : walked.schedule;
+    const decisions = concrete ? [] : decisionsOf(machine, schedule);
     out.push({
       ...f,
       message,
-      schedule: stop ? [...walked.schedule, stop.choice] : walked.schedule,
+      schedule,
       loop: null,
+      possible: decisions.length > 0,
+      ...(decisions.length > 0 ? { decisions } : {}),
     });
   }
   if (cycles.count > 0 && cycles.lasso) {
@@ -456,7 +515,10 @@ export function explore(
       (cycleTurns > 1
         ? `; the cycle is ${cycleTurns} turns of one that renumbers interchangeable lanes`
         : '');
+    const decisions = decisionsOf(machine, [...prefix, ...cycle]);
     out.push({
+      possible: decisions.length > 0,
+      ...(decisions.length > 0 ? { decisions } : {}),
       verdict: 'deadlock',
       kind: 'livelock',
       property: null,

@@ -77,7 +77,8 @@ function check(text: string, mechanism: string, tally: Tally, plant = false): vo
   for (const f of sym.findings) {
     const { states, last } = replay(ran, f.schedule);
     const end = states.at(-1)!;
-    if (f.loop !== null) expect(ran.behaviourKey(states[f.loop]!), label).toBe(ran.behaviourKey(end));
+    if (f.loop !== null)
+      expect(ran.behaviourKey(states[f.loop]!), label).toBe(ran.behaviourKey(end));
     else if (f.verdict === 'terminates') expect(ran.status(end), label).toBe('terminated');
     else if (f.verdict === 'deadlock') expect(ran.status(end), label).toBe('blocked');
     else expect(last?.stop?.verdict, label).toBe(f.verdict);

@@ -1,3 +1,5 @@
+import type { Decision } from './decisions.ts';
+
 /**
  * Verdicts of a run (SEMANTICS §6), in the order that decides a run's verdict when different
  * interleavings end differently: the first one found in this list wins.
@@ -53,4 +55,12 @@ export interface Finding {
   readonly message: string;
   readonly schedule: readonly number[];
   readonly loop: number | null;
+  /**
+   * Every path the search found to this outcome takes a branch on an unknown value or a widened
+   * loop (issue 16): real inputs may never reach it. False: a path without abstraction reaches it.
+   * Absent from findings made before issue 16 (read as false).
+   */
+  readonly possible?: boolean;
+  /** The abstract steps of `schedule` when `possible` (`explore/decisions.ts`). */
+  readonly decisions?: readonly Decision[];
 }

@@ -1,6 +1,6 @@
 import type { Op } from '../isa/op.ts';
 import { PT, RZ, type PredRef } from '../isa/program.ts';
-import type { ExecContext } from './execContext.ts';
+import { STACK_LIMIT, type ExecContext } from './execContext.ts';
 import type { ExecResult, Event } from './execute.ts';
 import { addrValue, atomicWrite, predTrue, predUnknown, srcValue } from './execute.ts';
 import type { LaneData } from './laneData.ts';
@@ -370,7 +370,12 @@ export function shift(
   return Number(BigInt.asUintN(32, word));
 }
 
-/** SR_LANEID, SR_TID.X (thread id k·W + l, SEMANTICS §1); one block, so SR_CTAID.* = 0. */
+/**
+ * SR_LANEID, SR_TID.X (thread id k·W + l, SEMANTICS §1); one block of K warps (SR_CTAID.* = 0,
+ * SR_NCTAID.* = 1, SR_NTID.X = K·W); plausible values for what the launch decides (issue 16, a
+ * decision): the SM and virtual ids 0, `SR_LMEMHIOFF` the stack limit below the initial stack
+ * pointer (`execContext.ts`). Anything else is unknown (SEMANTICS §5).
+ */
 function specialRegister(ctx: ExecContext, name: string, warp: number, lane: number): number {
   switch (name) {
     case 'SR_LANEID':
@@ -382,7 +387,19 @@ function specialRegister(ctx: ExecContext, name: string, warp: number, lane: num
     case 'SR_CTAID.X':
     case 'SR_CTAID.Y':
     case 'SR_CTAID.Z':
+    case 'SR_VIRTID':
+    case 'SR_VIRTUALSMID':
       return 0;
+    case 'SR_NCTAID.X':
+    case 'SR_NCTAID.Y':
+    case 'SR_NCTAID.Z':
+    case 'SR_NTID.Y':
+    case 'SR_NTID.Z':
+      return 1;
+    case 'SR_NTID.X':
+      return ctx.warps * ctx.warpSize;
+    case 'SR_LMEMHIOFF':
+      return STACK_LIMIT;
     default:
       return UNKNOWN;
   }

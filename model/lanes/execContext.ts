@@ -28,6 +28,8 @@ export interface ExecContext {
   readonly layout: RegisterLayout;
   readonly warpSize: number;
   readonly full: number;
+  /** Warps in the block (K). */
+  readonly warps: number;
   readonly atomicOrder: AtomicOrder;
   /**
    * The branching budget: at most this many outcomes of one instruction's unknown predicates
@@ -43,6 +45,17 @@ export interface ExecContext {
   /** Byte offset of `pc` in its function. */
   offsetOf(pc: number): number;
 }
+
+/**
+ * Plausible launch values (issue 16; a decision, docs/semantics.md §5): the initial stack pointer
+ * that compiled code loads into R1 from the driver's constant bank (c[0x0][0x28] up to sm_90,
+ * c[0x0][0x37c] on sm_100), unless the header gives it, and `SR_LMEMHIOFF` below it
+ * (`lanes/dataOps.ts`), so that the stack-limit check before a call passes as it does on hardware
+ * instead of reaching `BPT.TRAP` through an unknown comparison.
+ */
+export const STACK_POINTER_OFFSETS: readonly number[] = [0x28, 0x37c];
+export const STACK_TOP = 0x00fffc00;
+export const STACK_LIMIT = 0x00ff0000;
 
 export function execContext(
   program: Program,
@@ -68,10 +81,13 @@ export function execContext(
     layout,
     warpSize: launch.warpSize,
     full: fullMask(launch.warpSize),
+    warps: launch.warps,
     atomicOrder: options.atomicOrder,
     maxAlternatives: 4096,
     maxCallDepth: 16,
-    constant: (bank, offset) => constants.get(`${bank}:${offset}`) ?? UNKNOWN,
+    constant: (bank, offset) =>
+      constants.get(`${bank}:${offset}`) ??
+      (bank === 0 && STACK_POINTER_OFFSETS.includes(offset) ? STACK_TOP : UNKNOWN),
     pcAt: (pc, offset) => {
       const f = functionOf(program, pc);
       return f ? byFunction.get(f.start)?.get(offset) : undefined;

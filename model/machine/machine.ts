@@ -839,7 +839,7 @@ function readsLaneNumber(op: Op, policy: string): boolean {
   if (policy === 'nop' || policy === 'reject') return false;
   switch (op.kind) {
     case 's2r':
-      return /^SR_(LANEID|TID|LANEMASK|VIRTID)/.test(op.sreg);
+      return /^SR_(LANEID|TID|LANEMASK|[LGE][TE]MASK)/.test(op.sreg);
     case 'vote':
     case 'warpsync':
     case 'bmov-from-barrier':
