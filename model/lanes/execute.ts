@@ -227,6 +227,9 @@ function resolvePredicates(
 }
 
 /** Barrier and stack instructions (BRK): an unknown guard on them is a choice too (SEMANTICS §5). */
+/** Control, barrier and stack instructions: an unknown guard on them splits the run (SEMANTICS §5). */
+export const splitsOnUnknown = (op: Op): boolean => isControl(op) || isBarrier(op);
+
 const isBarrier = (op: Op): boolean =>
   op.kind === 'bssy' ||
   op.kind === 'bsync' ||

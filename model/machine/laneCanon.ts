@@ -44,6 +44,7 @@ export class LaneCanon implements KeySink {
   private readonly pos: Int32Array;
   private sig: Float64Array[] = [];
   private sigLen: Int32Array;
+  private readonly full: number;
 
   /**
    * @param unsound For the soundness law's planted bug only: `drop-lane-values` leaves the lanes'
@@ -54,6 +55,7 @@ export class LaneCanon implements KeySink {
     readonly warpSize: number,
     private readonly unsound: 'none' | 'drop-lane-values' = 'none',
   ) {
+    this.full = (warpSize >= 32 ? 0xffffffff : (1 << warpSize) - 1) >>> 0;
     this.laneVals = Array.from({ length: warpSize }, () => new Float64Array(64));
     this.laneLen = new Int32Array(warpSize);
     this.order = Array.from({ length: warpSize }, (_, l) => l);
@@ -96,7 +98,8 @@ export class LaneCanon implements KeySink {
   }
 
   laneMask(l: number, m: number): void {
-    if (m !== 0) this.identity = true;
+    // The empty set and the whole warp are the same under every renumbering.
+    if (m !== 0 && m >>> 0 !== this.full) this.identity = true;
     this.lane(l, m);
   }
 

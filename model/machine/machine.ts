@@ -3,6 +3,7 @@ import type { Program } from '../isa/program.ts';
 import { execContext, type ExecContext, type LaneOptions } from '../lanes/execContext.ts';
 import {
   execute,
+  splitsOnUnknown,
   orderedLanes,
   predTrue,
   predUnknown,
@@ -20,7 +21,7 @@ import type {
   MechanismContext,
   MechanismFactory,
 } from '../mechanisms/mechanism.ts';
-import { binMask } from '../lanes/values.ts';
+import { binMask, lanesOf, popcount, UNKNOWN } from '../lanes/values.ts';
 import { KeyWriter, type KeySink } from './key.ts';
 import { LaneCanon } from './laneCanon.ts';
 import { widening, type LoopVisits } from './widening.ts';
@@ -475,15 +476,18 @@ export function createMachine(spec: MachineSpec): Machine {
           guard: op.guard,
           pred2: null,
         };
+      // Symbolic split (issue 16): when the lanes of an unknown branch fall into too many classes,
+      // the issued lanes forget the values that tell them apart (an over-approximation).
+      const forgot = symmetric ? forgetting(warp, op, issue.mask, classesNow) : null;
       const executed = execute(
         ctx,
         op,
         pc,
         w,
-        warp.data,
+        forgot ? forgot.data : warp.data,
         mem,
         issue.mask,
-        symmetric ? classesNow() : null,
+        symmetric ? (forgot ? classesOf(forgot) : classesNow()) : null,
       );
       // Lane symmetry holds for this step unless lanes of different classes race (laneCanon.ts).
       let orderDependent = false;
@@ -573,7 +577,7 @@ export function createMachine(spec: MachineSpec): Machine {
         }
         let data = r.data;
         let loops = warp.loops;
-        let widened = false;
+        let widened = forgot !== null;
         if (widen && loops) {
           const unknownLanes =
             (predUnknown(warp.data, opAt[pc]!.guard) | predUnknown(warp.data, opAt[pc]!.pred2)) &
@@ -588,7 +592,7 @@ export function createMachine(spec: MachineSpec): Machine {
           );
           data = w.data;
           loops = w.visits;
-          widened = w.widened;
+          widened ||= w.widened;
         }
         out.push({
           issue,
@@ -707,7 +711,9 @@ export function createMachine(spec: MachineSpec): Machine {
   // Lanes that may still read their own number (or name lanes by number) are pinned: SR_LANEID and
   // thread ids, VOTE's ballot, WARPSYNC and BMOV masks (laneCanon.ts).
   const mayReadLane =
-    symmetric && live ? live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!)) : null;
+    symmetric && live
+      ? live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!, full))
+      : null;
   const pinnedOf = (ws: WarpState): number => {
     if (!mayReadLane) return 0;
     let pinned = 0;
@@ -769,6 +775,63 @@ export function createMachine(spec: MachineSpec): Machine {
     canon.reset();
     writeWarp(ws, canon, reduced);
     canon.write(out, pinnedOf(ws));
+  };
+
+  /**
+   * A symbolic split (issue 16): `op` branches on unknown predicates for lanes of `issued` whose
+   * classes would give more outcomes than the branching budget; the issued lanes then forget every
+   * register and predicate on which they differ (they become unknown, SEMANTICS §5), which makes
+   * lanes that differ only in such values one class. Null when no forgetting is needed. The step
+   * is abstract: what follows is possible, not certain.
+   */
+  const forgetting = (
+    ws: WarpState,
+    op: Op,
+    issued: number,
+    classes: () => readonly number[],
+  ): WarpState | null => {
+    if (!splitsOnUnknown(op)) return null;
+    const d = ws.data;
+    const maybe = ((predUnknown(d, op.guard) | predUnknown(d, op.pred2)) & issued) >>> 0;
+    if (maybe === 0) return null;
+    let total = 1;
+    for (const c of classes()) {
+      const k = popcount(c & maybe);
+      if (k > 0) total *= k + 1;
+    }
+    if (total <= ctx.maxAlternatives) return null;
+    const lanes = lanesOf((issued & ~d.exited) >>> 0);
+    if (lanes.length < 2) return null;
+    let regs: number[] | null = null;
+    for (let sl = 0; sl < nSlots; sl++) {
+      const v = d.regs[lanes[0]! * nSlots + sl]!;
+      if (lanes.every((l) => d.regs[l * nSlots + sl] === v)) continue;
+      regs ??= d.regs.slice();
+      for (const l of lanes) regs[l * nSlots + sl] = UNKNOWN;
+    }
+    let preds: number[] | null = null;
+    let unknown: number[] | null = null;
+    const m = (issued & ~d.exited) >>> 0;
+    for (let p = 0; p < 7; p++) {
+      const t = d.preds[p]! & m;
+      const u = d.predsUnknown[p]! & m;
+      if (u === m || (u === 0 && (t === 0 || t === m))) continue;
+      preds ??= d.preds.slice();
+      unknown ??= d.predsUnknown.slice();
+      preds[p] = (preds[p]! & ~m) >>> 0;
+      unknown[p] = (unknown[p]! | m) >>> 0;
+    }
+    if (!regs && !preds) return null;
+    return {
+      ...ws,
+      data: {
+        regs: regs ?? d.regs,
+        preds: preds ?? d.preds,
+        predsUnknown: unknown ?? d.predsUnknown,
+        exited: d.exited,
+        calls: d.calls,
+      },
+    };
   };
 
   /** The groups of interchangeable lanes of `ws` (lane symmetry on). */
@@ -835,13 +898,19 @@ export function createMachine(spec: MachineSpec): Machine {
 }
 
 /** Ops whose effect depends on lane numbers, or that name lanes by number (laneCanon.ts). */
-function readsLaneNumber(op: Op, policy: string): boolean {
+function readsLaneNumber(op: Op, policy: string, full: number): boolean {
   if (policy === 'nop' || policy === 'reject') return false;
   switch (op.kind) {
     case 's2r':
       return /^SR_(LANEID|TID|LANEMASK|[LGE][TE]MASK)/.test(op.sreg);
-    case 'vote':
     case 'warpsync':
+      // A WARPSYNC naming the whole warp names no lane in particular.
+      // (`mask` null: WARPSYNC.ALL.)
+      return !(
+        op.mask === null ||
+        (op.mask.kind === 'imm' && (op.mask.value & full) >>> 0 === full)
+      );
+    case 'vote':
     case 'bmov-from-barrier':
     case 'bmov-to-barrier':
       return true;
