@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
 import { saveScenario } from '../model/scenario/files.ts';
 import { scenarioFromFinding } from '../model/scenario/session.ts';
+import { writeExploreHtml } from './html/explorePage.ts';
 import { colourVerdict, millis, table, thousands, type Io } from './output.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
 import { VERSION } from './version.ts';
@@ -12,6 +13,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly timeout: number;
   readonly save: string | false;
   readonly json: boolean;
+  /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
+  readonly html?: string;
 }
 
 interface Row {
@@ -71,6 +74,10 @@ export function runExplore(a: ExploreArgs, io: Io): number {
       }
     }
     rows.push({ mechanism: id, result, expected: loaded.header.expect[id] ?? null, saved });
+  }
+  if (a.html !== undefined) {
+    const written = writeExploreHtml(a.html, a, prepared, rows, io);
+    if (written !== 0) return written;
   }
   const mismatched = rows.filter(
     (r) => r.expected !== null && r.expected !== verdictText(r.result),

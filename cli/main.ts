@@ -133,6 +133,11 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'do not check each issue against the reference its (the refines-its property)',
     )
     .option('--json', 'print machine-readable JSON', false)
+    .option(
+      '--html <file>',
+      'also write the verdict matrix as a self-contained page, each failing cell opening the\n' +
+        'replay of its counterexample (embedded: the one file is enough)',
+    )
     .addHelpText(
       'after',
       `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp(catalog.mechanisms)}\n\nExit status: 0 done (whatever the verdicts), 1 a verdict differs from the listing's\n\`// @warpcheck expect:MECH=VERDICT\` header, 2 bad input.\n\nExample:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n`,
@@ -155,6 +160,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           atomicOrder: o['atomicOrder'] as 'ascending',
           option: o['option'] as string[],
           ...(o['entry'] ? { entry: o['entry'] as string } : {}),
+          ...(o['html'] !== undefined ? { html: o['html'] as string } : {}),
         },
         io,
       );
@@ -169,14 +175,24 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     .argument('<scenario>', 'scenario JSON file (saved by explore, or hand-written in scenarios/)')
     .option('-q, --quiet', 'print only the verdict and any mismatch', false)
     .option('--json', 'print machine-readable JSON', false)
+    .option(
+      '--html <file>',
+      'write a self-contained page to <file> (implies --quiet): the CFG drawn with the issued PC and\n' +
+        'each lane highlighted, a step slider (← → keys), the state tables; a livelock cycle loops',
+    )
     .addHelpText(
       'after',
-      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input.\n\nExample:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n',
+      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input.\n\nExamples:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n  warpcheck replay scenarios/seed000-fig3-spinlock.simt-stack.json --html /tmp/spinlock.html\n',
     )
     .action(async (scenario: string, o: Record<string, unknown>) => {
       const { runReplay } = await import('./replay.ts');
       status.code = runReplay(
-        { scenario, json: o['json'] as boolean, quiet: o['quiet'] as boolean },
+        {
+          scenario,
+          json: o['json'] as boolean,
+          quiet: (o['quiet'] as boolean) || o['html'] !== undefined,
+          ...(o['html'] !== undefined ? { html: o['html'] as string } : {}),
+        },
         io,
       );
     });

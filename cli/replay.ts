@@ -3,6 +3,7 @@ import { readScenario } from '../model/scenario/files.ts';
 import { replay } from '../model/scenario/replay.ts';
 import { replayCore } from '../model/scenario/replayCore.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
+import { writeReplayHtml } from './html/writeReplayHtml.ts';
 import { colourVerdict, reportDiagnostics, table, type Io } from './output.ts';
 
 export interface ReplayArgs {
@@ -10,6 +11,8 @@ export interface ReplayArgs {
   readonly json: boolean;
   /** Print only the final verdict and mismatches. */
   readonly quiet: boolean;
+  /** Also write the replay as a self-contained HTML page to this file (`cli/html/`). */
+  readonly html?: string;
 }
 
 /**
@@ -23,6 +26,10 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   if (!s.ok) return reportDiagnostics(io, s.error);
   const m = scenarioMachine(s.value, a.scenario);
   if (!m.ok) return reportDiagnostics(io, m.error);
+  if (a.html !== undefined) {
+    const written = writeReplayHtml(a.html, m.machine, s.value, io);
+    if (written !== 0) return written;
+  }
   if (s.value.core) return runReplayCore(a, io, s.value, m.machine);
   const run = replay(m.machine, s.value);
   const ok = run.mismatches.length === 0;

@@ -1,0 +1,127 @@
+/**
+ * `warpcheck explore --html`: the verdict matrix (kernel × mechanism) as one self-contained page,
+ * every finding embedded as its own replay view (`replaySection`), opened from its cell. It takes
+ * explore's result rows as they are; `writeExploreHtml` is the one call `cli/explore.ts` makes.
+ */
+import { writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { ExploreResult } from '../../model/explore/exhaustive.ts';
+import type { Machine } from '../../model/machine/machine.ts';
+import { scenarioFromFinding } from '../../model/scenario/session.ts';
+import type { Io } from '../output.ts';
+import type { Prepared, PrepareArgs } from '../prepare.ts';
+import { esc } from './escape.ts';
+import { replayViewData } from './replayModel.ts';
+import { htmlDocument, replaySection, verdictClass } from './replayPage.ts';
+
+/** One cell: a mechanism's result on a kernel, with the machine that produced it. */
+export interface ExploreHtmlRow {
+  readonly mechanism: string;
+  readonly result: ExploreResult;
+  /** The listing header's expectation (`terminates`, `deadlock/livelock`, …), if any. */
+  readonly expected: string | null;
+  readonly machine: Machine;
+}
+
+/** One kernel (a row of the matrix). */
+export interface ExploreHtmlKernel {
+  readonly file: string;
+  readonly text: string;
+  readonly entry: string | null;
+  readonly strict: boolean;
+  readonly refine: boolean;
+  readonly atomicOrder: 'ascending' | 'descending' | 'explore';
+  readonly rows: readonly ExploreHtmlRow[];
+}
+
+export interface ExploreHtmlInput {
+  readonly title: string;
+  readonly kernels: readonly ExploreHtmlKernel[];
+}
+
+const verdictOf = (r: { verdict: string; kind: string | null }) =>
+  r.kind ? `${r.verdict} (${r.kind})` : r.verdict;
+
+/** The matrix page, with a replay view per finding. */
+export function explorePage(input: ExploreHtmlInput): string {
+  const mechanisms = [...new Set(input.kernels.flatMap((k) => k.rows.map((r) => r.mechanism)))];
+  const replays: string[] = [];
+  const body = input.kernels.map((k, ki) => {
+    const cells = mechanisms.map((mech) => {
+      const row = k.rows.find((r) => r.mechanism === mech);
+      if (!row) return '<td></td>';
+      const v = verdictOf(row.result);
+      const links = row.result.findings
+        .filter((f) => f.verdict !== 'terminates')
+        .map((f, fi) => {
+          const id = `k${ki}-${mech}-${fi}`;
+          const scenario = scenarioFromFinding({
+            name: `${basename(k.file)} on ${mech}: ${verdictOf(f)}`,
+            programText: k.text,
+            entry: k.entry,
+            strict: k.strict,
+            refine: k.refine,
+            launch: row.machine.launch,
+            mechanism: mech,
+            options: row.machine.options,
+            atomicOrder: k.atomicOrder,
+            finding: f,
+            found: { by: 'warpcheck explore --html' },
+          });
+          replays.push(
+            replaySection(replayViewData(row.machine, scenario), id, { hidden: true, back: true }),
+          );
+          return `<a href="#${id}" data-open="${id}">${esc(verdictOf(f))} ↗</a> <small>${f.schedule.length} steps — ${esc(f.message)}</small>`;
+        });
+      const expect =
+        row.expected === null
+          ? ''
+          : `<small>${row.expected === v.replace(' (', '/').replace(')', '') ? 'as expected' : `expected ${esc(row.expected)}`}</small>`;
+      const stats = `<small>${row.result.states.toLocaleString('en')} states, depth ${row.result.depth}</small>`;
+      return `<td class="${verdictClass(v)}" title="${esc(row.result.message)}">${links.length ? links.join('') : esc(v)}${stats}${expect}</td>`;
+    });
+    return `<tr><th scope="row"><code>${esc(k.file)}</code><small>${k.rows[0]?.machine.launch.warps ?? 1} warp(s) of ${k.rows[0]?.machine.launch.warpSize ?? ''} lanes</small></th>${cells.join('')}</tr>`;
+  });
+  const matrix = `<div class="matrix-page">
+<h1>${esc(input.title)}</h1>
+<div class="meta">Verdict per kernel and mechanism. A failing cell links to the replay of its shortest counterexample (embedded: this one file is enough). <button class="theme" title="switch light / dark">◐ theme</button></div>
+<table class="matrix"><thead><tr><th>kernel</th>${mechanisms.map((m) => `<th>${esc(m)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>
+</div>`;
+  return htmlDocument(input.title, matrix + replays.join('\n'));
+}
+
+/**
+ * Writes explore's results as a page to `out` (the hook `runExplore` calls after its search);
+ * returns 0, or 2 after printing why the file cannot be written.
+ */
+export function writeExploreHtml(
+  out: string,
+  a: PrepareArgs,
+  prepared: Prepared,
+  rows: readonly { mechanism: string; result: ExploreResult; expected: string | null }[],
+  io: Io,
+): number {
+  const machineOf = new Map(prepared.machines.map((m) => [m.id, m.machine]));
+  const page = explorePage({
+    title: `warpcheck explore ${a.file}`,
+    kernels: [
+      {
+        file: a.file,
+        text: prepared.text,
+        entry: a.entry ?? prepared.loaded.header.entry,
+        strict: a.strict,
+        refine: a.refine,
+        atomicOrder: a.atomicOrder,
+        rows: rows.map((r) => ({ ...r, machine: machineOf.get(r.mechanism)! })),
+      },
+    ],
+  });
+  try {
+    writeFileSync(out, page);
+  } catch (e) {
+    io.err(`${out}: cannot write: ${(e as Error).message}\n`);
+    return 2;
+  }
+  io.err(`wrote ${out}\n`);
+  return 0;
+}
