@@ -72,7 +72,7 @@ table.state { border-collapse: collapse; font-size: 12.5px; margin: 2px 0 10px; 
 table.state caption { text-align: left; font-weight: 600; padding: 2px 0 4px; color: var(--title); font-family: system-ui, sans-serif; }
 table.state th { text-align: left; font-weight: 600; color: var(--muted); border-bottom: 1px solid var(--border); padding: 2px 10px 2px 4px; font-family: system-ui, sans-serif; font-size: 12px; }
 table.state td { padding: 2px 10px 2px 4px; border-bottom: 1px solid var(--border); white-space: nowrap; }
-table.state.stack tbody tr:first-child td { background: var(--tos); }
+table.state.stack tbody tr:first-child:not(.empty) td { background: var(--tos); }
 table.state td .bits { margin-right: 6px; }
 table.state .empty td { color: var(--muted); font-style: italic; }
 .expect { margin-top: 10px; padding: 6px 8px; border-radius: 6px; border: 1px solid var(--border); font-size: 12.5px; }
@@ -111,6 +111,7 @@ table.matrix { border-collapse: collapse; font-size: 13px; }
 table.matrix th, table.matrix td { border: 1px solid var(--border); padding: 6px 10px; text-align: left; vertical-align: top; }
 table.matrix th { background: var(--panel); font-weight: 600; }
 table.matrix td.good { color: var(--ok); } table.matrix td.bad { color: var(--bad); } table.matrix td.other { color: var(--warn); }
+table.matrix th small { display: block; color: var(--muted); font-weight: 400; font-size: 12px; margin-top: 2px; }
 table.matrix td small { display: block; color: var(--muted); font-weight: 400; }
 table.matrix a { color: inherit; font-weight: 600; }
 .back-link { margin-right: 6px; }
