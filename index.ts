@@ -7,11 +7,12 @@ import type fc from 'fast-check';
 import { findSource } from './properties/laws/kernels.ts';
 import type { GeneratedKernel } from './properties/arbitraries/kernel.ts';
 import { readScenario } from './model/scenario/files.ts';
-import { scenarioMachine } from './model/scenario/session.ts';
+import { loadProgram, resolveLaunch } from './model/scenario/loadProgram.ts';
+import { machineFor, scenarioMachine } from './model/scenario/session.ts';
 import type { Scenario } from './model/scenario/schema.ts';
 import type { Machine } from './model/machine/machine.ts';
 import type { LoadedProgram } from './model/scenario/loadProgram.ts';
-import type { Diagnostic } from './model/isa/program.ts';
+import { formatDiagnostic, type Diagnostic } from './model/isa/program.ts';
 
 // Parsing and the CFG.
 export { parseSass, type ParsedListing, type ParseOptions } from './model/isa/parseSass.ts';
@@ -100,4 +101,22 @@ export function loadScenario(
   const m = scenarioMachine(s.value, file);
   if (!m.ok) return m;
   return { ok: true, value: { scenario: s.value, machine: m.machine, loaded: m.loaded } };
+}
+
+/**
+ * The machine of a listing (SASS text; its `// @warpcheck` header gives the launch) on one
+ * registered mechanism: the path `warpcheck explore` takes, in one call. `options` are the
+ * mechanism's (`mechanisms[i].options`), defaults filled in. Problems come back as messages.
+ */
+export function machineOf(
+  text: string,
+  mechanism: string,
+  options: Readonly<Record<string, string>> = {},
+  file = 'kernel.sass',
+): { ok: true; value: Machine } | { ok: false; error: readonly string[] } {
+  const loaded = loadProgram(text, file);
+  if (!loaded.ok) return { ok: false, error: loaded.error.map(formatDiagnostic) };
+  const launch = resolveLaunch(loaded.value.header);
+  if (!launch.ok) return { ok: false, error: launch.error };
+  return machineFor(loaded.value, launch.value, mechanism, options, 'ascending');
 }
