@@ -14,7 +14,7 @@ const CHAR = 7.25;
 const ROW = 17;
 const PAD = 8;
 /** Room at a row's right for the lane markers (`lanes` text, filled by the script). */
-const LANE_ROOM = 88;
+const LANE_ROOM = 72;
 
 interface Sized {
   readonly block: PictureBlock;
@@ -41,6 +41,8 @@ function blockSvg(s: Sized, x: number, y: number): string {
     return `<g class="node exit"><rect x="${left}" y="${top}" width="${s.width}" height="${s.height}" rx="15"/><text x="${x}" y="${y + 4}" text-anchor="middle">exit</text></g>`;
   const pcWidth = Math.max(...b.lines.map((l) => l.pcText.length));
   const rows = b.lines.map((l, i) => {
+    // Characters free between the instruction's text and the box's right edge, for lane markers.
+    const room = Math.floor((s.width - 2 * PAD) / CHAR) - (pcWidth + 2 + l.text.length) - 1;
     const ry = top + ROW * (i + 1) + PAD / 2;
     const mark = l.reconverges.length
       ? `<title>reconvergence point: IPDOM of the branch at ${esc(l.reconverges.join(', '))}</title>`
@@ -52,7 +54,7 @@ function blockSvg(s: Sized, x: number, y: number): string {
       (l.reconverges.length
         ? `<text class="reconv-mark" x="${left - 4}" y="${ry + 12.5}" text-anchor="end">◆</text>`
         : '') +
-      `<text class="lanes" x="${left + s.width - PAD}" y="${ry + 12.5}" text-anchor="end"></text></g>`
+      `<text class="lanes" data-room="${room}" x="${left + s.width - PAD}" y="${ry + 12.5}" text-anchor="end"></text></g>`
     );
   });
   return (

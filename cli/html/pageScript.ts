@@ -50,10 +50,17 @@ export const PAGE_SCRIPT = String.raw`
     var timer = null;
     var W = data.warpSize;
     var maskRe = new RegExp('^[01]{' + W + '}$');
+    // Masks of more than 8 lanes: the bits, then hex (the binary text as a tooltip).
+    function maskText(text) {
+      return W > 8 ? '0x' + parseInt(text, 2).toString(16).padStart(Math.ceil(W / 4), '0') : text;
+    }
     function cell(text) {
       var td = el('td');
-      if (W > 1 && maskRe.test(text)) td.appendChild(bits(text, W));
-      td.appendChild(document.createTextNode(text));
+      if (W > 1 && maskRe.test(text)) {
+        td.appendChild(bits(text, W));
+        td.appendChild(document.createTextNode(maskText(text)));
+        td.title = text + ' (lane ' + (W - 1) + ' first)';
+      } else td.appendChild(document.createTextNode(text));
       return td;
     }
     function table(t) {
@@ -87,6 +94,7 @@ export const PAGE_SCRIPT = String.raw`
       root.querySelectorAll('svg.cfg .node.active').forEach(function (g) { g.classList.remove('active'); });
       root.querySelectorAll('svg.cfg .occupied').forEach(function (g) { g.classList.remove('occupied'); });
       root.querySelectorAll('svg.cfg .lanes').forEach(function (t) { t.textContent = ''; });
+      root.querySelectorAll('svg.cfg title.lanes-tip').forEach(function (t) { t.textContent = ''; });
       var at = {};
       s.lanes.forEach(function (pcs, w) {
         pcs.forEach(function (pc, lane) {
@@ -102,7 +110,22 @@ export const PAGE_SCRIPT = String.raw`
         var parts = Object.keys(at[pc]).map(function (w) {
           return (data.warps > 1 ? 'w' + w + ':' : '') + ranges(at[pc][w]);
         });
-        g.querySelector('.lanes').textContent = '\u25cf ' + parts.join(' ');
+        var full = '\u25cf ' + parts.join(' ');
+        var t = g.querySelector('.lanes');
+        // Too long for the room left at the row's end: counts, the lanes in the tooltip.
+        if (full.length > Number(t.getAttribute('data-room'))) {
+          var counts = Object.keys(at[pc]).map(function (w) {
+            return (data.warps > 1 ? 'w' + w + '\u00d7' : '') + at[pc][w].length;
+          });
+          t.textContent = '\u25cf ' + counts.join(' ') + (data.warps > 1 ? '' : ' lanes');
+        } else t.textContent = full;
+        var tip = g.querySelector('title.lanes-tip');
+        if (!tip) {
+          tip = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+          tip.setAttribute('class', 'lanes-tip');
+          g.appendChild(tip);
+        }
+        tip.textContent = 'lanes here: ' + parts.join('  ');
       });
       var issued = s.pc === null ? null : rows[s.pc];
       if (issued) {
@@ -127,7 +150,8 @@ export const PAGE_SCRIPT = String.raw`
         var mr = el('div', 'maskrow');
         mr.appendChild(el('span', null, 'mask'));
         mr.appendChild(bits(s.mask, W));
-        mr.appendChild(el('span', 'mono', s.mask + '  (lane ' + (W - 1) + ' \u2026 lane 0)'));
+        mr.appendChild(el('span', 'mono', (W > 8 ? maskText(s.mask) : s.mask) + '  (lane ' + (W - 1) + ' \u2026 lane 0)'));
+        mr.title = s.mask;
         pane.appendChild(mr);
       }
       if (inCycle(i))
@@ -175,8 +199,21 @@ export const PAGE_SCRIPT = String.raw`
       band.style.left = 'calc(' + (loop / last) * 100 + '% - 6px)';
       band.style.right = '-6px';
     }
+    // A graph wider than its pane is scaled down to fit, but never below 72 % (text stays
+    // readable); beyond that the pane scrolls.
+    var svg = root.querySelector('svg.cfg');
+    function fit() {
+      if (!svg) return;
+      var natural = Number(svg.getAttribute('width'));
+      var room = cfgPane.clientWidth - 16;
+      var w = natural > room ? Math.max(room, natural * 0.72) : natural;
+      svg.style.width = w + 'px';
+      svg.style.height = (Number(svg.getAttribute('height')) * w) / natural + 'px';
+    }
+    fit();
+    window.addEventListener('resize', fit);
     show(0);
-    return { root: root, step: step, show: show, last: last };
+    return { root: root, step: step, show: show, last: last, fit: fit };
   }
   document.querySelectorAll('.replay').forEach(function (r) { views.push(mount(r)); });
   function visible() {
@@ -201,7 +238,7 @@ export const PAGE_SCRIPT = String.raw`
   });
   // explore --html: a failing cell opens its replay; "back to the matrix" closes it.
   function open(id) {
-    views.forEach(function (v) { v.root.hidden = v.root.id !== id; });
+    views.forEach(function (v) { v.root.hidden = v.root.id !== id; if (!v.root.hidden) v.fit(); });
     var m = document.querySelector('.matrix-page');
     if (m) m.hidden = !!id;
     window.scrollTo(0, 0);

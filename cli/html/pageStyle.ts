@@ -65,11 +65,11 @@ button:focus-visible, input:focus-visible, a:focus-visible { outline: 2px solid 
 .bits { display: inline-flex; gap: 2px; vertical-align: middle; }
 .bits i { display: inline-block; width: 9px; height: 13px; border-radius: 2px; background: var(--bit-off); }
 .bits i.on { background: var(--bit-on); }
-.bits.wide i { width: 5px; }
+.bits.wide { gap: 1px; } .bits.wide i { width: 4px; }
 .cycle-note { margin-top: 8px; padding: 5px 8px; border-radius: 6px; background: var(--cycle); color: var(--fg); border: 1px dashed var(--cycle-strong); font-size: 12.5px; }
 .stop { margin-top: 8px; color: var(--bad); font-weight: 600; }
 table.state { border-collapse: collapse; font-size: 12.5px; margin: 2px 0 10px; min-width: 60%; }
-table.state caption { text-align: left; font-weight: 600; padding: 2px 0 4px; color: var(--title); font-family: system-ui, sans-serif; }
+table.state caption { white-space: nowrap; text-align: left; font-weight: 600; padding: 2px 0 4px; color: var(--title); font-family: system-ui, sans-serif; }
 table.state th { text-align: left; font-weight: 600; color: var(--muted); border-bottom: 1px solid var(--border); padding: 2px 10px 2px 4px; font-family: system-ui, sans-serif; font-size: 12px; }
 table.state td { padding: 2px 10px 2px 4px; border-bottom: 1px solid var(--border); white-space: nowrap; }
 table.state.stack tbody tr:first-child:not(.empty) td { background: var(--tos); }
