@@ -108,11 +108,30 @@ function functionSvg(f: PictureFunction): { svg: string; width: number; height: 
         : pathOf(g.edge({ v: e.from, w: e.to, name: `e${i}` }).points ?? []);
     return `<path class="edge ${e.kind}" d="${d}" marker-end="url(#arrow-${e.kind})"/>`;
   });
-  const graph = g.graph();
+  // dagre routes some edges (reversed back edges, self loops) outside the width it reports:
+  // the group is shifted and sized to the box of every node and edge point.
+  let minX = 0;
+  let maxX = g.graph().width ?? 0;
+  let maxY = g.graph().height ?? 0;
+  for (const [key, s] of sized) {
+    const n = g.node(key);
+    minX = Math.min(minX, n.x - s.width / 2 - 8);
+    maxX = Math.max(
+      maxX,
+      n.x + s.width / 2 + (f.edges.some((e) => e.from === key && e.to === key) ? 44 : 8),
+    );
+  }
+  f.edges.forEach((e, i) => {
+    for (const p of g.edge({ v: e.from, w: e.to, name: `e${i}` }).points ?? []) {
+      minX = Math.min(minX, p.x - 8);
+      maxX = Math.max(maxX, p.x + 8);
+      maxY = Math.max(maxY, p.y + 8);
+    }
+  });
   return {
-    svg: `${edges.join('')}${nodes.join('')}`,
-    width: Math.ceil(graph.width ?? 0),
-    height: Math.ceil(graph.height ?? 0),
+    svg: `<g transform="translate(${-minX},0)">${edges.join('')}${nodes.join('')}</g>`,
+    width: Math.ceil(maxX - minX),
+    height: Math.ceil(maxY),
   };
 }
 
