@@ -46,46 +46,55 @@ const verdictOf = (r: { verdict: string; kind: string | null }) =>
 export function explorePage(input: ExploreHtmlInput): string {
   const mechanisms = [...new Set(input.kernels.flatMap((k) => k.rows.map((r) => r.mechanism)))];
   const replays: string[] = [];
-  const body = input.kernels.map((k, ki) => {
-    const cells = mechanisms.map((mech) => {
-      const row = k.rows.find((r) => r.mechanism === mech);
-      if (!row) return '<td></td>';
-      const v = verdictOf(row.result);
-      const links = row.result.findings
-        .filter((f) => f.verdict !== 'terminates')
-        .map((f, fi) => {
-          const id = `k${ki}-${mech}-${fi}`;
-          const scenario = scenarioFromFinding({
-            name: `${basename(k.file)} on ${mech}: ${verdictOf(f)}`,
-            programText: k.text,
-            entry: k.entry,
-            strict: k.strict,
-            refine: k.refine,
-            launch: row.machine.launch,
-            mechanism: mech,
-            options: row.machine.options,
-            atomicOrder: k.atomicOrder,
-            finding: f,
-            found: { by: 'warpcheck explore --html' },
-          });
-          replays.push(
-            replaySection(replayViewData(row.machine, scenario), id, { hidden: true, back: true }),
-          );
-          return `<a href="#${id}" data-open="${id}">${esc(verdictOf(f))} ↗</a> <small>${f.schedule.length} steps — ${esc(f.message)}</small>`;
+  // Cells first (each finding's replay is embedded as it is met), then the table, transposed: a
+  // row per mechanism (as the text table prints them), a column per kernel.
+  const cell = (k: ExploreHtmlKernel, ki: number, mech: string): string => {
+    const row = k.rows.find((r) => r.mechanism === mech);
+    if (!row) return '<td></td>';
+    const v = verdictOf(row.result);
+    const links = row.result.findings
+      .filter((f) => f.verdict !== 'terminates')
+      .map((f, fi) => {
+        const id = `k${ki}-${mech}-${fi}`;
+        const scenario = scenarioFromFinding({
+          name: `${basename(k.file)} on ${mech}: ${verdictOf(f)}`,
+          programText: k.text,
+          entry: k.entry,
+          strict: k.strict,
+          refine: k.refine,
+          launch: row.machine.launch,
+          mechanism: mech,
+          options: row.machine.options,
+          atomicOrder: k.atomicOrder,
+          finding: f,
+          found: { by: 'warpcheck explore --html' },
         });
-      const expect =
-        row.expected === null
-          ? ''
-          : `<small>${row.expected === v.replace(' (', '/').replace(')', '') ? 'as expected' : `expected ${esc(row.expected)}`}</small>`;
-      const stats = `<small>${row.result.states.toLocaleString('en')} states, depth ${row.result.depth}</small>`;
-      return `<td class="${verdictClass(v)}" title="${esc(row.result.message)}">${links.length ? links.join('') : esc(v)}${stats}${expect}</td>`;
-    });
-    return `<tr><th scope="row"><code>${esc(k.file)}</code><small>${k.rows[0]?.machine.launch.warps ?? 1} warp(s) of ${k.rows[0]?.machine.launch.warpSize ?? ''} lanes</small></th>${cells.join('')}</tr>`;
-  });
+        replays.push(
+          replaySection(replayViewData(row.machine, scenario), id, { hidden: true, back: true }),
+        );
+        return `<a href="#${id}" data-open="${id}">${esc(verdictOf(f))} ↗</a><span class="why">${f.schedule.length} steps — ${esc(f.message)}</span>`;
+      });
+    const expect =
+      row.expected === null
+        ? ''
+        : row.expected === v.replace(' (', '/').replace(')', '')
+          ? ' · as expected'
+          : ` · <b>expected ${esc(row.expected)}</b>`;
+    const stats = `<small>${row.result.states.toLocaleString('en')} states, depth ${row.result.depth}${expect}</small>`;
+    return `<td class="${verdictClass(v)}" title="${esc(row.result.message)}">${links.length ? links.join('') : esc(v)}${stats}</td>`;
+  };
+  const rows = mechanisms.map(
+    (mech) =>
+      `<tr><th scope="row">${esc(mech)}</th>${input.kernels.map((k, ki) => cell(k, ki, mech)).join('')}</tr>`,
+  );
+  const heads = input.kernels.map(
+    (k) =>
+      `<th><code>${esc(basename(k.file))}</code><small>${k.rows[0]?.machine.launch.warps ?? 1} warp(s) of ${k.rows[0]?.machine.launch.warpSize ?? ''} lanes</small></th>`,
+  );
   const matrix = `<div class="matrix-page">
 <h1>${esc(input.title)}</h1>
-<div class="meta">Verdict per kernel and mechanism. A failing cell links to the replay of its shortest counterexample (embedded: this one file is enough). <button class="theme" title="switch light / dark">◐ theme</button></div>
-<table class="matrix"><thead><tr><th>kernel</th>${mechanisms.map((m) => `<th>${esc(m)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>
+<div class="meta">Verdict per mechanism and kernel. A failing cell links to the replay of its shortest counterexample (embedded: this one file is enough). <button class="theme" title="switch light / dark">◐ theme</button></div>
+<div class="matrix-wrap"><table class="matrix"><thead><tr><th>mechanism</th>${heads.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>
 </div>`;
   return htmlDocument(input.title, matrix + replays.join('\n'));
 }

@@ -114,5 +114,10 @@ table.matrix td.good { color: var(--ok); } table.matrix td.bad { color: var(--ba
 table.matrix th small { display: block; color: var(--muted); font-weight: 400; font-size: 12px; margin-top: 2px; }
 table.matrix td small { display: block; color: var(--muted); font-weight: 400; }
 table.matrix a { color: inherit; font-weight: 600; }
+table.matrix tbody th { white-space: nowrap; }
+table.matrix td { min-width: 260px; max-width: 560px; }
+table.matrix td .why { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; color: var(--muted); font-size: 12px; font-weight: 400; }
+table.matrix td small b { color: var(--bad); }
+.matrix-wrap { overflow-x: auto; }
 .back-link { margin-right: 6px; }
 `;
