@@ -88,14 +88,11 @@ export function replayViewData(machine: Machine, scenario: Scenario): ReplayView
   }
   const expected = new Map((scenario.expect.states ?? []).map((e) => [e.step, e]));
   const mismatchAt = (step: number) => run.mismatches.some((mm) => mm.startsWith(`step ${step}:`));
-  const lanesAt = (i: number) =>
-    states[i]
-      ? machine.launch.warps > 0
-        ? Array.from({ length: machine.launch.warps }, (_, w) =>
-            lanePositions(machine, states[i]!, w),
-          )
-        : []
-      : states[states.length - 1]!.warps.map(() => Array.from({ length: W }, () => null));
+  // A schedule that diverges leaves fewer states than steps: later steps show the last state.
+  const lanesAt = (i: number) => {
+    const st = states[Math.min(i, states.length - 1)]!;
+    return st.warps.map((_, w) => lanePositions(machine, st, w));
+  };
   const exp = (step: number) => {
     const e = expected.get(step);
     return e ? { ok: !mismatchAt(step), note: e.note ?? null } : null;
