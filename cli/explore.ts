@@ -13,6 +13,7 @@ import {
   thousands,
   type Io,
 } from './output.ts';
+import { writeExploreHtml, type ExploreHtmlKernel } from './html/explorePage.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
 import { VERSION } from './version.ts';
 
@@ -27,6 +28,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly maxMemory: number;
   readonly save: string | false;
   readonly json: boolean;
+  /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
+  readonly html?: string;
 }
 
 interface Row {
@@ -84,12 +87,23 @@ export function runExplore(a: ExploreArgs, io: Io): number {
   const rows: Row[] = [];
   let launchShown: { warpSize: number; warps: number } | null = null;
   const warnings: string[] = [];
+  const pages: ExploreHtmlKernel[] = [];
   for (const kernel of kernels) {
     const prepared = prepareMachines({ ...a, entry: kernel }, io);
     if (typeof prepared === 'number') return prepared;
     const { loaded, launch, machines } = prepared;
     launchShown ??= { warpSize: launch.warpSize, warps: launch.warps };
     for (const w of loaded.warnings) if (!warnings.includes(w)) warnings.push(w);
+    const page = {
+      file: a.file,
+      text,
+      entry: kernel,
+      strict: a.strict,
+      refine: a.refine,
+      atomicOrder: a.atomicOrder,
+      rows: [] as ExploreHtmlKernel['rows'][number][],
+    };
+    pages.push(page);
     for (const { id, machine } of machines) {
       const left = deadline - performance.now();
       const label = kernels.length > 1 ? `${kernel} on ${id}` : id;
@@ -153,7 +167,17 @@ export function runExplore(a: ExploreArgs, io: Io): number {
         expected: loaded.header.expect[id] ?? null,
         saved,
       });
+      page.rows.push({
+        mechanism: id,
+        result,
+        expected: loaded.header.expect[id] ?? null,
+        machine: result.laneSymmetry === machine.symmetric ? machine : machine.withoutSymmetry(),
+      });
     }
+  }
+  if (a.html !== undefined) {
+    const written = writeExploreHtml(a.html, `warpcheck explore ${a.file}`, pages, io);
+    if (written !== 0) return written;
   }
   const mismatched = rows.filter(
     (r) => r.expected !== null && r.expected !== verdictText(r.result),

@@ -1,15 +1,34 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { MECHANISMS } from '../model/mechanisms/registry.ts';
-import { LAWS } from '../properties/laws/index.ts';
-import { runCheck } from './check.ts';
-import { registerCompile } from './compile.ts';
-import { runExplore } from './explore.ts';
+import type { MechanismFactory } from '../model/mechanisms/mechanism.ts';
+import type { Law } from '../properties/laws/types.ts';
+import type { registerCompile } from './compile.ts';
 import { processIo, withoutColour, type Io } from './output.ts';
-import { runParse } from './parse.ts';
-import { runReplay } from './replay.ts';
-import { runSimulate } from './simulate.ts';
-import { runValidate } from './validate.ts';
 import { VERSION } from './version.ts';
+
+/**
+ * What the help texts list (mechanisms, laws, the compile command). Start-up time (issue 10 §6):
+ * only what an invocation needs is imported — `--version` imports none of the model, a command
+ * imports its own module when its action runs (`import()` in each action).
+ */
+interface Catalog {
+  readonly mechanisms: readonly MechanismFactory[];
+  readonly laws: readonly Law[];
+  readonly registerCompile: typeof registerCompile | null;
+}
+
+const SUBCOMMANDS = ['explore', 'replay', 'simulate', 'parse', 'validate', 'check', 'compile'];
+
+/** Loads the part of the catalog the command line `argv` can print or run. */
+async function loadCatalog(argv: readonly string[]): Promise<Catalog> {
+  const sub = argv.find((a) => !a.startsWith('-'));
+  const versionOnly = sub === undefined && argv.some((a) => a === '--version' || a === '-V');
+  if (versionOnly) return { mechanisms: [], laws: [], registerCompile: null };
+  const all = sub === undefined || !SUBCOMMANDS.includes(sub); // top-level help, `help`, a typo
+  const { MECHANISMS } = await import('../model/mechanisms/registry.ts');
+  const laws = all || sub === 'check' ? (await import('../properties/laws/index.ts')).LAWS : [];
+  const compile = all || sub === 'compile' ? (await import('./compile.ts')).registerCompile : null;
+  return { mechanisms: MECHANISMS, laws, registerCompile: compile };
+}
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -30,20 +49,22 @@ const positiveNumber = (name: string) => (v: string) => {
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
 
-const mechanismHelp = () =>
-  MECHANISMS.map(
-    (m) =>
-      `  ${m.id.padEnd(12)} ${m.summary}\n${' '.repeat(15)}(${m.source})` +
-      m.options
-        .map(
-          (o) =>
-            `\n${' '.repeat(15)}--option ${m.id}.${o.name}=${o.values.join('|')}  (default ${o.default}): ${o.doc}`,
-        )
-        .join(''),
-  ).join('\n');
+const mechanismHelp = (mechanisms: readonly MechanismFactory[]) =>
+  mechanisms
+    .map(
+      (m) =>
+        `  ${m.id.padEnd(12)} ${m.summary}\n${' '.repeat(15)}(${m.source})` +
+        m.options
+          .map(
+            (o) =>
+              `\n${' '.repeat(15)}--option ${m.id}.${o.name}=${o.values.join('|')}  (default ${o.default}): ${o.doc}`,
+          )
+          .join(''),
+    )
+    .join('\n');
 
 /** Builds the `warpcheck` command. Actions store their exit status in `status`. */
-function program(io: Io, status: { code: number }): Command {
+function program(io: Io, status: { code: number }, catalog: Catalog): Command {
   const cmd = new Command('warpcheck')
     .version(VERSION)
     .description(
@@ -140,11 +161,17 @@ function program(io: Io, status: { code: number }): Command {
       'do not check each issue against the reference its (the refines-its property)',
     )
     .option('--json', 'print machine-readable JSON', false)
+    .option(
+      '--html <file>',
+      'also write the verdict matrix as a self-contained page, each failing cell opening the\n' +
+        'replay of its counterexample (embedded: the one file is enough)',
+    )
     .addHelpText(
       'after',
-      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp()}\n\nExit status: 0 done (whatever the verdicts), 1 a verdict differs from the listing's\n\`// @warpcheck expect:MECH=VERDICT\` header, 2 bad input.\n\nExample:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n`,
+      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp(catalog.mechanisms)}\n\nExit status: 0 done (whatever the verdicts), 1 a verdict differs from the listing's\n\`// @warpcheck expect:MECH=VERDICT\` header, 2 bad input.\n\nExample:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n`,
     )
-    .action((file: string, o: Record<string, unknown>) => {
+    .action(async (file: string, o: Record<string, unknown>) => {
+      const { runExplore } = await import('./explore.ts');
       status.code = runExplore(
         {
           file,
@@ -165,6 +192,7 @@ function program(io: Io, status: { code: number }): Command {
           atomicOrder: o['atomicOrder'] as 'ascending',
           option: o['option'] as string[],
           ...(o['entry'] ? { entry: o['entry'] as string } : {}),
+          ...(o['html'] !== undefined ? { html: o['html'] as string } : {}),
         },
         io,
       );
@@ -189,16 +217,23 @@ function program(io: Io, status: { code: number }): Command {
       3,
     )
     .option('--json', 'print machine-readable JSON', false)
+    .option(
+      '--html <file>',
+      'write a self-contained page to <file> (implies --quiet): the CFG drawn with the issued PC and\n' +
+        'each lane highlighted, a step slider (← → keys), the state tables; a livelock cycle loops',
+    )
     .addHelpText(
       'after',
-      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input\n(with --traceg: 0 written, 1 the schedule does not fit, 2 the folder cannot be written).\n\nExamples:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json --traceg trace-out\n  warpcheck validate trace-out/kernel-1.traceg --mechanism simt-stack\n',
+      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input\n(with --traceg: 0 written, 1 the schedule does not fit, 2 the folder cannot be written).\n\nExamples:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n  warpcheck replay scenarios/seed000-fig3-spinlock.simt-stack.json --html /tmp/spinlock.html\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json --traceg trace-out\n  warpcheck validate trace-out/kernel-1.traceg --mechanism simt-stack\n',
     )
-    .action((scenario: string, o: Record<string, unknown>) => {
+    .action(async (scenario: string, o: Record<string, unknown>) => {
+      const { runReplay } = await import('./replay.ts');
       status.code = runReplay(
         {
           scenario,
           json: o['json'] as boolean,
-          quiet: o['quiet'] as boolean,
+          quiet: (o['quiet'] as boolean) || o['html'] !== undefined,
+          ...(o['html'] !== undefined ? { html: o['html'] as string } : {}),
           ...(o['traceg'] !== undefined ? { traceg: o['traceg'] as string } : {}),
           turns: o['turns'] as number,
         },
@@ -285,7 +320,8 @@ function program(io: Io, status: { code: number }): Command {
       'after',
       "\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n  warpcheck simulate counterexamples/spinlock.simt-stack.deadlock-livelock.ddade8a5.json\n\nWith a scenario, the exit status is 0 when the timed run shows the scenario's expected verdict,\n1 when not or when the core cannot follow a step of its schedule, 2 bad input.\n",
     )
-    .action((file: string, o: Record<string, unknown>) => {
+    .action(async (file: string, o: Record<string, unknown>) => {
+      const { runSimulate } = await import('./simulate.ts');
       status.code = runSimulate(
         {
           file,
@@ -323,9 +359,25 @@ function program(io: Io, status: { code: number }): Command {
     .argument('<file>', 'SASS listing')
     .option('--strict', 'reject instructions outside the modelled data subset', false)
     .option('--json', 'print machine-readable JSON', false)
-    .action((file: string, o: Record<string, unknown>) => {
+    .option(
+      '--dot',
+      'print the CFG in Graphviz DOT: a node per basic block with its instructions, dashed edges\n' +
+        'from each branch to its IPDOM, reconvergence points marked ◆',
+      false,
+    )
+    .addHelpText(
+      'after',
+      '\nExample:\n  warpcheck parse scenarios/seed000-fig1-if-else.sass --dot | dot -Tsvg > fig1.svg\n',
+    )
+    .action(async (file: string, o: Record<string, unknown>) => {
+      const { runParse } = await import('./parse.ts');
       status.code = runParse(
-        { file, json: o['json'] as boolean, strict: o['strict'] as boolean },
+        {
+          file,
+          json: o['json'] as boolean,
+          strict: o['strict'] as boolean,
+          dot: o['dot'] as boolean,
+        },
         io,
       );
     });
@@ -373,7 +425,8 @@ function program(io: Io, status: { code: number }): Command {
       'after',
       `\nThe program is rebuilt from the trace (docs/validation.md says how operands the trace lacks are\nreconstructed); masks are in the trace's convention: the lanes whose guard was true.\n\nExit status: 0 measured, 1 the --listing disagrees with the trace, 2 bad input.\n\nExample:\n  warpcheck validate ../shared/traces/accel-sim-hbf__lud_kernel-8.traceg --mechanism all\n`,
     )
-    .action((trace: string, o: Record<string, unknown>) => {
+    .action(async (trace: string, o: Record<string, unknown>) => {
+      const { runValidate } = await import('./validate.ts');
       status.code = runValidate(
         {
           trace,
@@ -420,9 +473,10 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON (the seed goes to stderr)', false)
     .addHelpText(
       'after',
-      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${LAWS.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay counterexamples/termination/simt-stack-<hash>.json\n`,
+      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${catalog.laws.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay counterexamples/termination/simt-stack-<hash>.json\n`,
     )
-    .action((o: Record<string, unknown>) => {
+    .action(async (o: Record<string, unknown>) => {
+      const { runCheck } = await import('./check.ts');
       status.code = runCheck(
         {
           property: o['property'] as string,
@@ -436,7 +490,7 @@ function program(io: Io, status: { code: number }): Command {
         io,
       );
     });
-  registerCompile(cmd, io, status);
+  catalog.registerCompile?.(cmd, io, status);
   return cmd;
 }
 
@@ -446,7 +500,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   const plain = argv.includes('--no-color');
   if (plain) io = withoutColour(io);
   try {
-    await program(io, status).parseAsync(
+    await program(io, status, await loadCatalog(argv)).parseAsync(
       argv.filter((a) => a !== '--no-color'),
       { from: 'user' },
     );

@@ -1,4 +1,4 @@
-import { ipdomTable } from '../model/cfg/index.ts';
+import { cfgDot, ipdomTable } from '../model/cfg/index.ts';
 import { loadProgram } from '../model/scenario/loadProgram.ts';
 import { formatterFor } from '../model/machine/machine.ts';
 import { reportDiagnostics, table, type Io, readInput } from './output.ts';
@@ -9,9 +9,14 @@ export interface ParseArgs {
   readonly file: string;
   readonly json: boolean;
   readonly strict: boolean;
+  /** Print the CFG in Graphviz DOT instead. */
+  readonly dot?: boolean;
 }
 
-/** `warpcheck parse`: functions, basic blocks, edges, and the IPDOM of every branch. */
+/**
+ * `warpcheck parse`: functions, basic blocks, edges, and the IPDOM of every branch; with `dot`,
+ * the CFG in Graphviz DOT (`model/cfg/dot.ts`).
+ */
 export function runParse(a: ParseArgs, io: Io): number {
   const text = readInput(io, a.file);
   if (text === null) return 2;
@@ -20,6 +25,10 @@ export function runParse(a: ParseArgs, io: Io): number {
   if (!loaded.ok) return reportDiagnostics(io, loaded.error);
   const { program, cfg } = loaded.value;
   const fmt = formatterFor(program, 32);
+  if (a.dot) {
+    io.out(cfgDot(cfg, fmt.pc));
+    return 0;
+  }
   const ipdoms = ipdomTable(cfg);
   const at = (pc: number) => (pc < 0 ? 'exit' : fmt.pc(pc));
   const fns = program.functions.map((f, i) => {

@@ -4,6 +4,7 @@ import { replay } from '../model/scenario/replay.ts';
 import { replayCore } from '../model/scenario/replayCore.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
 import { runExportTrace } from './exportTrace.ts';
+import { writeReplayHtml } from './html/writeReplayHtml.ts';
 import { colourVerdict, reportDiagnostics, table, type Io } from './output.ts';
 
 export interface ReplayArgs {
@@ -15,6 +16,8 @@ export interface ReplayArgs {
   readonly traceg?: string;
   /** Turns of a livelock's cycle written to the trace (default 3). */
   readonly turns?: number;
+  /** Also write the replay as a self-contained HTML page to this file (`cli/html/`). */
+  readonly html?: string;
 }
 
 /**
@@ -35,6 +38,10 @@ export function runReplay(a: ReplayArgs, io: Io): number {
       s.value,
       m.machine,
     );
+  if (a.html !== undefined) {
+    const written = writeReplayHtml(a.html, m.machine, s.value, io);
+    if (written !== 0) return written;
+  }
   if (s.value.core) return runReplayCore(a, io, s.value, m.machine);
   const run = replay(m.machine, s.value);
   const ok = run.mismatches.length === 0;

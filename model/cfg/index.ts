@@ -12,3 +12,12 @@ export {
 export { buildCfg } from './buildCfg.ts';
 export { ipdomOf, ipdomTable, isBranchLike } from './ipdom.ts';
 export { dominates, dominatorsOf, postDominates, postDominatorsOf } from './dominance.ts';
+export { cfgDot } from './dot.ts';
+export {
+  cfgPicture,
+  type PictureBlock,
+  type PictureEdge,
+  type PictureFunction,
+  type PictureIpdom,
+  type PictureLine,
+} from './picture.ts';
