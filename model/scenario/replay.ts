@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { printInstruction } from '../isa/printProgram.ts';
 import type { Machine, MachineState, Stop } from '../machine/machine.ts';
 import type { StateView } from '../mechanisms/mechanism.ts';
 import type { DeadlockKind, Verdict } from '../explore/verdict.ts';
+import { issuedText } from './issuedText.ts';
 import type { Scenario } from './schema.ts';
 
 /** One replayed step: who issued what, which choice, and every warp's state after it. */
@@ -72,13 +72,9 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
       break;
     }
     const t = succ[c]!;
-    const ins = machine.program.instructions[t.issue.pc]!;
     // A merged issue (`Issue.merged`, opcode-convergent) prints as `pc ∩ pc2` with the union mask.
     const merged = t.issue.merged;
-    const printed = (i: typeof ins) =>
-      printInstruction(i, fmt.pc)
-        .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
-        .trim();
+    const printed = (pc: number) => issuedText(machine.program, pc, fmt.pc);
     if (t.next) {
       state = t.next;
       keys.push(machine.key(state));
@@ -92,9 +88,7 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
       pc: merged ? `${fmt.pc(t.issue.pc)} ∩ ${fmt.pc(merged.pc)}` : fmt.pc(t.issue.pc),
       mask: fmt.mask(merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask),
       issueMask: merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask,
-      instruction: merged
-        ? `${printed(ins)} ∩ ${printed(machine.program.instructions[merged.pc]!)}`
-        : printed(ins),
+      instruction: merged ? `${printed(t.issue.pc)} ∩ ${printed(merged.pc)}` : printed(t.issue.pc),
       alternative: t.choice,
       views: views(state),
       stop: t.stop,

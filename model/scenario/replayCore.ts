@@ -1,7 +1,7 @@
 import { createCore, scheduleOf, type CoreConfig, type CoreState } from '../core/core.ts';
 import { DEFAULT_LATENCIES } from '../core/latency.ts';
 import type { Board } from '../core/scoreboard.ts';
-import { printInstruction } from '../isa/printProgram.ts';
+import { issuedText } from './issuedText.ts';
 import type { Machine } from '../machine/machine.ts';
 import type { Scenario } from './schema.ts';
 
@@ -62,10 +62,7 @@ export function replayCore(machine: Machine, scenario: Scenario): CoreReplayRun 
   const core = createCore(machine, config);
   const fmt = machine.fmt;
   const maxCycles = scenario.core!.maxCycles ?? 100_000;
-  const printed = (pc: number) =>
-    printInstruction(machine.program.instructions[pc]!, fmt.pc)
-      .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
-      .trim();
+  const printed = (pc: number) => issuedText(machine.program, pc, fmt.pc);
   const entries = (b: Board, prefix = '') =>
     b.map((p) => `${prefix}${keyName(p.key)} ${fmt.mask(p.mask)} @${p.ready}`);
   // The dual scoreboard shows its two boards while a split is open (side 0 / side 1).
