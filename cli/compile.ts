@@ -164,7 +164,7 @@ export function registerCompile(cmd: Command, io: Io, status: { code: number }):
       'after',
       `\nTargets:\n${TARGETS.map((t) => `  ${t.id.padEnd(10)} ${t.summary}`).join('\n')}\n\n` +
         'Notes (regions not made, and why) go to stderr. See docs/semantics.md, "Compile passes".\n\n' +
-        'Exit status: 0 compiled, 2 bad input or arguments.\n\n' +
+        'Exit status: 0 compiled, 2 bad input or arguments, 3 internal error.\n\n' +
         'Example:\n  warpcheck compile scenarios/spinlock.sass --target turing --registers 2 -o /tmp/spin.sass\n' +
         '  warpcheck explore /tmp/spin.sass --mechanism its,hanoi\n',
     )

@@ -2,6 +2,8 @@ import { basename } from 'node:path';
 import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
 import { saveScenario } from '../model/scenario/files.ts';
 import { scenarioFromFinding } from '../model/scenario/session.ts';
+import { EXIT } from './exitCodes.ts';
+import { failsOn, type FailOn } from './failOn.ts';
 import { colourVerdict, millis, table, thousands, type Io } from './output.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
 import { VERSION } from './version.ts';
@@ -12,6 +14,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly timeout: number;
   readonly save: string | false;
   readonly json: boolean;
+  /** `--fail-on`: verdicts that make the run exit 1 (cli/failOn.ts). */
+  readonly failOn?: FailOn;
 }
 
 interface Row {
@@ -152,7 +156,10 @@ export function runExplore(a: ExploreArgs, io: Io): number {
     }
     for (const w of loaded.warnings) io.out(`warning: ${w}\n`);
   }
-  return mismatched.length > 0 ? 1 : 0;
+  const failed = rows.filter((r) =>
+    [r.result, ...r.result.findings].some((o) => failsOn(a.failOn ?? [], o)),
+  );
+  return mismatched.length > 0 || failed.length > 0 ? EXIT.finding : EXIT.ok;
 }
 
 /** `terminates`, `deadlock/livelock`, … — the spelling of header expectations. */

@@ -3,10 +3,13 @@ import { MECHANISMS } from '../model/mechanisms/registry.ts';
 import { LAWS } from '../properties/laws/index.ts';
 import { runCheck } from './check.ts';
 import { registerCompile } from './compile.ts';
+import { EXIT, EXIT_HELP } from './exitCodes.ts';
 import { runExplore } from './explore.ts';
+import { FAIL_ON_CLASSES, parseFailOn } from './failOn.ts';
 import { processIo, withoutColour, type Io } from './output.ts';
 import { runParse } from './parse.ts';
 import { runReplay } from './replay.ts';
+import { DEFAULT_SAVE_DIR } from './saveDir.ts';
 import { runSimulate } from './simulate.ts';
 import { runValidate } from './validate.ts';
 import { VERSION } from './version.ts';
@@ -23,6 +26,11 @@ const positiveNumber = (name: string) => (v: string) => {
   return n;
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
+const failOnList = (v: string) => {
+  const r = parseFailOn(v);
+  if (!r.ok) throw new InvalidArgumentError(r.message);
+  return r.value;
+};
 
 const mechanismHelp = () =>
   MECHANISMS.map(
@@ -50,6 +58,7 @@ function program(io: Io, status: { code: number }): Command {
       '--no-color',
       'plain output without colours (also NO_COLOR=1; FORCE_COLOR=1 forces them)',
     )
+    .addHelpText('after', `\n${EXIT_HELP}\n`)
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
@@ -93,8 +102,17 @@ function program(io: Io, status: { code: number }): Command {
       positiveNumber('--timeout'),
       60,
     )
-    .option('--save <dir>', 'where failing runs are saved as scenarios', 'counterexamples')
+    .option(
+      '--save <dir>',
+      'where failing runs are saved as scenarios (outside the test corpus; --save counterexamples adds them to it)',
+      DEFAULT_SAVE_DIR,
+    )
     .option('--no-save', 'do not save failing runs')
+    .option(
+      '--fail-on <list>',
+      `exit 1 when some mechanism reaches one of these verdicts (for CI): ${FAIL_ON_CLASSES.join(', ')}`,
+      failOnList,
+    )
     .addOption(
       new Option('--atomic-order <order>', 'which lane wins an atomic race')
         .choices(['ascending', 'descending', 'explore'])
@@ -114,7 +132,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp()}\n\nExit status: 0 done (whatever the verdicts), 1 a verdict differs from the listing's\n\`// @warpcheck expect:MECH=VERDICT\` header, 2 bad input.\n\nExample:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n`,
+      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp()}\n\nExit status: 0 done (whatever the verdicts, unless --fail-on names one), 1 a verdict differs from\nthe listing's \`// @warpcheck expect:MECH=VERDICT\` header or a --fail-on verdict showed, 2 bad\ninput, 3 internal error.\n\nExamples:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n  warpcheck explore kernel.sass --mechanism its --fail-on deadlock,violation,undefined-behavior --no-save\n`,
     )
     .action((file: string, o: Record<string, unknown>) => {
       status.code = runExplore(
@@ -128,6 +146,7 @@ function program(io: Io, status: { code: number }): Command {
           timeout: o['timeout'] as number,
           save: o['save'] === false ? false : (o['save'] as string),
           json: o['json'] as boolean,
+          ...(o['failOn'] !== undefined ? { failOn: o['failOn'] as string[] } : {}),
           strict: o['strict'] as boolean,
           refine: o['refine'] !== false,
           atomicOrder: o['atomicOrder'] as 'ascending',
@@ -149,7 +168,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input.\n\nExample:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n',
+      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input\n(including a scenario beyond the replay limits), 3 internal error.\n\nExample:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n',
     )
     .action((scenario: string, o: Record<string, unknown>) => {
       status.code = runReplay(
@@ -226,7 +245,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      '\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n',
+      '\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input, 3 internal error.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n',
     )
     .action((file: string, o: Record<string, unknown>) => {
       status.code = runSimulate(
@@ -313,7 +332,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      `\nThe program is rebuilt from the trace (docs/validation.md says how operands the trace lacks are\nreconstructed); masks are in the trace's convention: the lanes whose guard was true.\n\nExit status: 0 measured, 1 the --listing disagrees with the trace, 2 bad input.\n\nExample:\n  warpcheck validate ../shared/traces/accel-sim-hbf__lud_kernel-8.traceg --mechanism all\n`,
+      `\nThe program is rebuilt from the trace (docs/validation.md says how operands the trace lacks are\nreconstructed); masks are in the trace's convention: the lanes whose guard was true.\n\nExit status: 0 measured, 1 the --listing disagrees with the trace, 2 bad input, 3 internal\nerror.\n\nExample:\n  warpcheck validate ../shared/traces/accel-sim-hbf__lud_kernel-8.traceg --mechanism all\n`,
     )
     .action((trace: string, o: Record<string, unknown>) => {
       status.code = runValidate(
@@ -350,8 +369,8 @@ function program(io: Io, status: { code: number }): Command {
     })
     .option(
       '--save <dir>',
-      'where shrunk counterexamples are saved (<dir>/<law>/)',
-      'counterexamples',
+      'where shrunk counterexamples are saved (<dir>/<law>/; outside the test corpus)',
+      DEFAULT_SAVE_DIR,
     )
     .option('--no-save', 'do not save counterexamples')
     .option(
@@ -362,7 +381,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON (the seed goes to stderr)', false)
     .addHelpText(
       'after',
-      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${LAWS.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay counterexamples/termination/simt-stack-<hash>.json\n`,
+      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${LAWS.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input,\n3 internal error.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay ${DEFAULT_SAVE_DIR}/termination/simt-stack-<hash>.json\n`,
     )
     .action((o: Record<string, unknown>) => {
       status.code = runCheck(
@@ -394,11 +413,11 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     );
     return status.code;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
     io.err(
       `warpcheck: internal error: ${(e as Error).message}\n(please report it with the command that caused it)\n`,
     );
     if (process.env['WARPCHECK_DEBUG']) io.err(`${(e as Error).stack}\n`);
-    return 1;
+    return EXIT.internal;
   }
 }

@@ -1,0 +1,8 @@
+/**
+ * Where `explore` and `check` save failing runs unless `--save DIR` says otherwise (issue 14,
+ * fault 2): a folder of its own in the working directory, named after the tool so a user finds
+ * it, ignored by git (`.gitignore`), and outside `scenarios/` and `counterexamples/`, the
+ * committed corpus that `npm test` replays. Every saved path is printed. To add a failure to the
+ * regression corpus, save it there on purpose (`--save counterexamples`) and commit it.
+ */
+export const DEFAULT_SAVE_DIR = 'warpcheck-out';
