@@ -14,6 +14,7 @@ import type {
   MechanismFactory,
 } from '../mechanisms/mechanism.ts';
 import { binMask } from '../lanes/values.ts';
+import { warpsyncOwnBitGap } from '../lanes/warpsyncOwnBit.ts';
 import { KeyWriter } from './key.ts';
 import { liveness } from './liveness.ts';
 import { createIts, type ItsState } from '../mechanisms/its.ts';
@@ -384,6 +385,13 @@ export function createMachine(spec: MachineSpec): Machine {
             message: `warp ${w} lanes ${binMask(issue.mask, W)} ran past the end of the program (pc ${pc})`,
           }),
         );
+        continue;
+      }
+      // SEMANTICS §2, §6: a lane missing from its own WARPSYNC mask is undefined behaviour
+      // whatever the mechanism's policy, and it outranks the policy's own verdict.
+      const ownBit = warpsyncOwnBitGap(ctx, ops[pc]!, pc, warp.data, issue.mask);
+      if (ownBit !== null) {
+        out.push(stopStep(issue, g, null, false, { verdict: 'undefined-behavior', message: ownBit }));
         continue;
       }
       if (policyAt[pc] === 'reject') {
