@@ -4,7 +4,7 @@ import { execContext, type ExecContext, type LaneOptions } from '../lanes/execCo
 import { execute, predTrue, type Group, type Outcome } from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
-import { memoryOf, type Memory } from '../lanes/memory.ts';
+import { memoryOf, writeMemoryKey, type Memory } from '../lanes/memory.ts';
 import type {
   Formatter,
   Issue,
@@ -391,7 +391,9 @@ export function createMachine(spec: MachineSpec): Machine {
       // whatever the mechanism's policy, and it outranks the policy's own verdict.
       const ownBit = warpsyncOwnBitGap(ctx, ops[pc]!, pc, warp.data, issue.mask);
       if (ownBit !== null) {
-        out.push(stopStep(issue, g, null, false, { verdict: 'undefined-behavior', message: ownBit }));
+        out.push(
+          stopStep(issue, g, null, false, { verdict: 'undefined-behavior', message: ownBit }),
+        );
         continue;
       }
       if (policyAt[pc] === 'reject') {
@@ -615,10 +617,7 @@ export function createMachine(spec: MachineSpec): Machine {
     }
   };
 
-  const memoryKey = (m: Memory, out: KeyWriter): void => {
-    out.push(m.havoc ? 1 : 0);
-    out.pushAll(m.cells);
-  };
+  const memoryKey = (m: Memory, out: KeyWriter): void => writeMemoryKey(m, out);
 
   const keyWriter = new KeyWriter();
   const liveOf = (s: MachineState) => s.warps.map((w) => (full & ~w.data.exited) >>> 0);
