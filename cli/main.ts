@@ -8,6 +8,7 @@ import { runExplore } from './explore.ts';
 import { FAIL_ON_CLASSES, parseFailOn } from './failOn.ts';
 import { processIo, withoutColour, type Io } from './output.ts';
 import { runParse } from './parse.ts';
+import { REPLAY_TIMEOUT_S } from '../model/scenario/limits.ts';
 import { runReplay } from './replay.ts';
 import { DEFAULT_SAVE_DIR } from './saveDir.ts';
 import { runSimulate } from './simulate.ts';
@@ -165,6 +166,12 @@ function program(io: Io, status: { code: number }): Command {
     )
     .argument('<scenario>', 'scenario JSON file (saved by explore, or hand-written in scenarios/)')
     .option('-q, --quiet', 'print only the verdict and any mismatch', false)
+    .option(
+      '--timeout <S>',
+      'time limit in seconds; a replay that needs longer stops with exit status 2',
+      positiveNumber('--timeout'),
+      REPLAY_TIMEOUT_S,
+    )
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
@@ -172,7 +179,12 @@ function program(io: Io, status: { code: number }): Command {
     )
     .action((scenario: string, o: Record<string, unknown>) => {
       status.code = runReplay(
-        { scenario, json: o['json'] as boolean, quiet: o['quiet'] as boolean },
+        {
+          scenario,
+          json: o['json'] as boolean,
+          quiet: o['quiet'] as boolean,
+          timeout: o['timeout'] as number,
+        },
         io,
       );
     });

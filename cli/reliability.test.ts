@@ -128,3 +128,77 @@ describe('fault 3: exit codes tell a finding from bad input and from a bug', () 
     expect(err).not.toMatch(/    at /);
   });
 });
+
+const spinSaved = join(
+  root,
+  'counterexamples',
+  'spinlock.simt-stack.deadlock-livelock.ddade8a5.json',
+);
+const variant = (edit: (s: Record<string, unknown>) => void): string => {
+  const s = JSON.parse(readFileSync(spinSaved, 'utf8')) as Record<string, unknown>;
+  edit(s);
+  const file = join(tmp(), 'variant.json');
+  writeFileSync(file, JSON.stringify(s, null, 2));
+  return file;
+};
+
+describe('fault 5: replay has limits, and input beyond them is a clean exit 2', () => {
+  it('core.maxCycles 2^52 is rejected by the schema, naming the field and the cap', async () => {
+    const r = await run(['replay', variant((s) => (s['core'] = { maxCycles: 2 ** 52 }))]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/core\.maxCycles: .*1000000/);
+  });
+
+  it('a core replay that never ends stops at the time limit', async () => {
+    const file = variant((s) => (s['core'] = { maxCycles: 1_000_000 }));
+    const t0 = Date.now();
+    const r = await run(['replay', file, '--timeout', '0.3']);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/time limit of 0\.3 s \(raise it with --timeout S\)/);
+  });
+
+  it('a step replay of a million-step lasso stops at the time limit', async () => {
+    const file = variant((s) => {
+      const sched = s['schedule'] as number[];
+      const loop = s['loop'] as number;
+      const cycle = sched.slice(loop);
+      const long = [...sched];
+      while (long.length < 900_000) long.push(...cycle);
+      s['schedule'] = long;
+    });
+    const r = await run(['replay', file, '--quiet', '--timeout', '0.3']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/the replay stopped after \d+ of \d+ steps: time limit of 0\.3 s/);
+  });
+
+  it('an expect state nested 10,000 deep: exit 2 at the line and column, no stack overflow', async () => {
+    const text = readFileSync(spinSaved, 'utf8').replace(
+      '"kind": "livelock",',
+      `"kind": "livelock", "states": [{ "step": 0, "state": ${'['.repeat(10_000)}0${']'.repeat(10_000)} }],`,
+    );
+    const file = join(tmp(), 'deep.json');
+    writeFileSync(file, text);
+    const r = await run(['replay', file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/deep\.json:\d+:\d+: not valid JSON: nesting deeper than 64 levels/);
+    expect(r.err).not.toMatch(/internal error/);
+  });
+
+  it('100,000 initial memory words replay in seconds, and more are refused', async () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => [0x10000 + 4 * i, i]);
+    const ok = variant(
+      (s) => ((s['launch'] as Record<string, unknown>)['memory'] = words(100_000)),
+    );
+    const t0 = Date.now();
+    const r = await run(['replay', ok, '--quiet']);
+    expect(r.code).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    const tooMany = variant(
+      (s) => ((s['launch'] as Record<string, unknown>)['memory'] = words(100_001)),
+    );
+    const big = await run(['replay', tooMany, '--quiet']);
+    expect(big.code).toBe(2);
+    expect(big.err).toMatch(/launch\.memory: .*100000/);
+  });
+});

@@ -1,7 +1,9 @@
 import type { StateView } from '../model/mechanisms/mechanism.ts';
 import { readScenario } from '../model/scenario/files.ts';
 import { replay } from '../model/scenario/replay.ts';
+import { REPLAY_TIMEOUT_S } from '../model/scenario/limits.ts';
 import { replayCore } from '../model/scenario/replayCore.ts';
+import { EXIT } from './exitCodes.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
 import { colourVerdict, reportDiagnostics, table, type Io } from './output.ts';
 
@@ -10,6 +12,8 @@ export interface ReplayArgs {
   readonly json: boolean;
   /** Print only the final verdict and mismatches. */
   readonly quiet: boolean;
+  /** Time limit in seconds (default REPLAY_TIMEOUT_S). */
+  readonly timeout?: number;
 }
 
 /**
@@ -23,8 +27,10 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   if (!s.ok) return reportDiagnostics(io, s.error);
   const m = scenarioMachine(s.value, a.scenario);
   if (!m.ok) return reportDiagnostics(io, m.error);
-  if (s.value.core) return runReplayCore(a, io, s.value, m.machine);
-  const run = replay(m.machine, s.value);
+  const timeoutMs = (a.timeout ?? REPLAY_TIMEOUT_S) * 1000;
+  if (s.value.core) return runReplayCore(a, io, s.value, m.machine, timeoutMs);
+  const run = replay(m.machine, s.value, { timeoutMs });
+  if (run.limit) return overLimit(io, a.scenario, run.limit);
   const ok = run.mismatches.length === 0;
   if (a.json) {
     io.out(
@@ -97,6 +103,12 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   return ok ? 0 : 1;
 }
 
+/** A replay stopped by its limit: bad input (exit 2), with the limit and how to raise it. */
+function overLimit(io: Io, file: string, limit: string): number {
+  io.err(`${file}: ${limit} (raise it with --timeout S)\n`);
+  return EXIT.badInput;
+}
+
 function printViews(io: Io, views: readonly StateView[]): void {
   views.forEach((v, w) => {
     for (const t of v.tables) {
@@ -116,8 +128,10 @@ function runReplayCore(
   io: Io,
   scenario: Parameters<typeof replayCore>[1],
   machine: Parameters<typeof replayCore>[0],
+  timeoutMs: number,
 ): number {
-  const run = replayCore(machine, scenario);
+  const run = replayCore(machine, scenario, { timeoutMs });
+  if (run.limit) return overLimit(io, a.scenario, run.limit);
   const ok = run.mismatches.length === 0;
   if (a.json) {
     io.out(
