@@ -202,3 +202,47 @@ describe('fault 5: replay has limits, and input beyond them is a clean exit 2', 
     expect(big.err).toMatch(/launch\.memory: .*100000/);
   });
 });
+
+describe('fault 4: errors say where', () => {
+  const listing = (header: string) => {
+    const file = join(tmp(), 'h.sass');
+    writeFileSync(file, `// @warpcheck warp-size=2 ${header}\nNOP ;\nEXIT ;\n`);
+    return file;
+  };
+  for (const [item, message] of [
+    ['warp-size=40', /warp size must be an integer from 1 to 32 \(got 40\)/],
+    ['warps=9', /warps per block must be an integer from 1 to 8 \(got 9\)/],
+    ['mem[-4]=1', /memory address -4 is out of range/],
+    ['mem[0x10]=0x1ffffffff', /does not fit in 32 bits/],
+    ['R5@999=1', /thread id '999' is out of range/],
+    ['entry=nosuch', /no function named 'nosuch'/],
+  ] as const)
+    it(`a launch header item ${item}: line 1, the item's column`, async () => {
+      const r = await run(['explore', listing(item), '--no-save']);
+      expect(r.code).toBe(2);
+      // `// @warpcheck warp-size=2 ` is 26 characters: the item starts at column 27.
+      expect(r.err).toMatch(/h\.sass:1:27: /);
+      expect(r.err).toMatch(message);
+    });
+
+  it('JSON syntax errors in a scenario: the line and column, on one line', async () => {
+    const file = join(tmp(), 'bad.json');
+    writeFileSync(file, '{\n  "format": "warpcheck-scenario",\n  "version": 1\n  "name": "x"\n}\n');
+    const r = await run(['replay', file]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`${file}:4:3: not valid JSON: unexpected '"': expected ',' or '}'\n`);
+    writeFileSync(file, '{\n  "format": "warpcheck-scenario",\n  "schedule": [1, 2,\n');
+    const end = await run(['replay', file]);
+    expect(end.err).toBe(
+      `${file}:4:1: not valid JSON: unexpected the end of the file: expected a value\n`,
+    );
+  });
+
+  it('a scenario with a UTF-8 byte-order mark replays', async () => {
+    const file = join(tmp(), 'bom.json');
+    writeFileSync(file, '\ufeff' + readFileSync(spinSaved, 'utf8'));
+    const r = await run(['replay', file, '--quiet']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+  });
+});
