@@ -135,9 +135,10 @@ export function registerCompile(cmd: Command, io: Io, status: { code: number }):
   cmd
     .command('compile')
     .description(
-      'lower a plain listing (no BSSY/BSYNC) for a control-flow mechanism and print the result, a\n' +
-        'listing that `warpcheck explore` reads. Turing: BSSY before every potentially divergent\n' +
-        'branch and BSYNC at its reconvergence point, BREAK for lanes that leave a region early,\n' +
+      // One sentence per string, no '\n': commander wraps the description to the terminal.
+      'lower a plain listing (no BSSY/BSYNC) for a control-flow mechanism and print the result, a ' +
+        'listing that `warpcheck explore` reads. Turing: BSSY before every potentially divergent ' +
+        'branch and BSYNC at its reconvergence point, BREAK for lanes that leave a region early, ' +
         'BMOV spills when more regions are live than B registers, YIELD in spin loops',
     )
     .argument('<file>', 'plain SASS listing; its `// @warpcheck` launch header is kept')

@@ -6,6 +6,7 @@ import { EXIT } from './exitCodes.ts';
 import { failsOn, type FailOn } from './failOn.ts';
 import { colourVerdict, millis, table, thousands, type Io } from './output.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
+import { savedSource } from './saveDir.ts';
 import { VERSION } from './version.ts';
 
 export interface ExploreArgs extends PrepareArgs {
@@ -62,7 +63,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
           found: {
             by: `warpcheck ${VERSION} explore`,
             search: 'exhaustive breadth-first (shortest schedule)',
-            source: a.file,
+            source: savedSource(a.file),
           },
         });
         saved.push(

@@ -205,13 +205,13 @@ function program(io: Io, status: { code: number }): Command {
     )
     .option(
       '--scoreboard <list>',
-      'warp (per-warp register set, GPGPU-Sim), mask (per-register lane mask, seed 004), dual (two\n' +
+      'warp (per-warp register set, GPGPU-Sim), mask (per-register lane mask, seed 004), dual (two ' +
         "boards for two-path execution, seed 002 §4.6), or 'all'",
       'warp',
     )
     .option(
       '--collector <list>',
-      'operand collector (seed 002 §2.5): none (operands read at issue), in-order or out-of-order\n' +
+      'operand collector (seed 002 §2.5): none (operands read at issue), in-order or out-of-order ' +
         "dispatch from banked registers (out of order can show a war-hazard violation), or 'all'",
       'none',
     )
@@ -307,7 +307,7 @@ function program(io: Io, status: { code: number }): Command {
     .command('validate')
     .description(
       'replay each mechanism on a hardware trace (Accel-Sim .traceg), every lane taking the branches it ' +
-        'took on hardware, and measure the discrepancy of seed 000 §IX: Levenshtein distance between the\n' +
+        'took on hardware, and measure the discrepancy of seed 000 §IX: Levenshtein distance between the ' +
         "mechanism's warp trace (PC + mask per issue) and the hardware's, divided by the hardware's length",
     )
     .argument(

@@ -246,3 +246,52 @@ describe('fault 4: errors say where', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('item 7: small things a user notices', () => {
+  for (const command of ['validate', 'compile'])
+    it(`${command} --help wraps its description, never mid-sentence`, async () => {
+      const r = await run([command, '--help']);
+      // The description: the lines between the usage line's blank and the next blank line.
+      const lines = r.out.split('\n');
+      const start = lines.findIndex((l) => l === '') + 1;
+      const end = lines.indexOf('', start);
+      const block = lines.slice(start, end);
+      expect(block.length).toBeGreaterThan(1);
+      // Commander fills every line but the last to near the width (80): a short line in the
+      // middle is a hard line break inside a sentence.
+      for (const l of block.slice(0, -1)) expect(l.length, l).toBeGreaterThan(60);
+    });
+
+  it('scenarios/x, ./scenarios/x and the absolute path save as one file', async () => {
+    const cwd = process.cwd();
+    const dir = tmp();
+    process.chdir(root);
+    try {
+      for (const f of [
+        'scenarios/spinlock.sass',
+        './scenarios/spinlock.sass',
+        join(root, 'scenarios', 'spinlock.sass'),
+      ])
+        await run(['explore', f, '--mechanism', 'simt-stack', '--save', dir]);
+    } finally {
+      process.chdir(cwd);
+    }
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    const saved = JSON.parse(readFileSync(join(dir, files[0]!), 'utf8')) as {
+      found: { source: string };
+    };
+    expect(saved.found.source).toBe('scenarios/spinlock.sass');
+  });
+
+  it('control characters in a scenario name do not reach the terminal', async () => {
+    const file = variant((s) => {
+      s['name'] = 'evil \u001b[2J\u001b]0;owned\u0007 name';
+      s['source'] = 'x\u009b31m';
+    });
+    const r = await run(['replay', file, '--quiet']);
+    expect(r.code).toBe(0);
+    expect(r.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(r.out).toContain('evil \\u001b[2J\\u001b]0;owned\\u0007 name');
+  });
+});

@@ -4,6 +4,7 @@ import { replay } from '../model/scenario/replay.ts';
 import { REPLAY_TIMEOUT_S } from '../model/scenario/limits.ts';
 import { replayCore } from '../model/scenario/replayCore.ts';
 import { EXIT } from './exitCodes.ts';
+import { printable } from './printable.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
 import { colourVerdict, reportDiagnostics, table, type Io } from './output.ts';
 
@@ -70,8 +71,8 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   const opts = Object.entries(m.machine.options)
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
-  io.out(`${io.colour.bold(s.value.name)}\n`);
-  if (s.value.source) io.out(`source: ${s.value.source}\n`);
+  io.out(`${io.colour.bold(printable(s.value.name))}\n`);
+  if (s.value.source) io.out(`source: ${printable(s.value.source)}\n`);
   io.out(
     `mechanism: ${s.value.mechanism}${opts ? ` (${opts})` : ''}; ${launch.warps} warp(s) of ${launch.warpSize} lanes; masks are written lane ${launch.warpSize - 1} first\n`,
   );
@@ -157,8 +158,8 @@ function runReplayCore(
   }
   const c = run.config;
   const l = c.latencies;
-  io.out(`${io.colour.bold(scenario.name)}\n`);
-  if (scenario.source) io.out(`source: ${scenario.source}\n`);
+  io.out(`${io.colour.bold(printable(scenario.name))}\n`);
+  if (scenario.source) io.out(`source: ${printable(scenario.source)}\n`);
   io.out(
     `mechanism: ${scenario.mechanism}; ${machine.launch.warps} warp(s) of ${machine.launch.warpSize} lanes; ` +
       `core: ${c.scheduler}, ${c.scoreboard} scoreboard, collector ${c.collector ?? 'none'}` +

@@ -158,6 +158,7 @@ describe('warpcheck simulate --explore', () => {
       '2',
     ]);
     expect(s.code).toBe(0);
-    expect(s.out).toMatch(/its\s+warp\s+cycle/);
+    // explore's words (issue 14): a repeating schedule, found without a fairness check.
+    expect(s.out).toMatch(/its\s+warp\s+deadlock\/livelock \(unfair\)/);
   });
 });
