@@ -133,7 +133,7 @@ function program(io: Io, status: { code: number }): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp()}\n\nExit status: 0 done (whatever the verdicts, unless --fail-on names one), 1 a verdict differs from\nthe listing's \`// @warpcheck expect:MECH=VERDICT\` header or a --fail-on verdict showed, 2 bad\ninput, 3 internal error.\n\nExamples:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n  warpcheck explore kernel.sass --mechanism its --fail-on deadlock,violation,undefined-behavior --no-save\n`,
+      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp()}\n\nExit status: 0 done (whatever the verdicts, unless --fail-on names one), 1 a verdict differs from\nthe listing's \`// @warpcheck expect:MECH=VERDICT\` header or a --fail-on verdict showed, 2 bad\ninput, 3 internal error.\n\nExample:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n  warpcheck explore kernel.sass --mechanism its --fail-on deadlock,violation,undefined-behavior --no-save\n`,
     )
     .action((file: string, o: Record<string, unknown>) => {
       status.code = runExplore(
