@@ -135,9 +135,10 @@ export function registerCompile(cmd: Command, io: Io, status: { code: number }):
   cmd
     .command('compile')
     .description(
-      'lower a plain listing (no BSSY/BSYNC) for a control-flow mechanism and print the result, a\n' +
-        'listing that `warpcheck explore` reads. Turing: BSSY before every potentially divergent\n' +
-        'branch and BSYNC at its reconvergence point, BREAK for lanes that leave a region early,\n' +
+      // One sentence per string, no '\n': commander wraps the description to the terminal.
+      'lower a plain listing (no BSSY/BSYNC) for a control-flow mechanism and print the result, a ' +
+        'listing that `warpcheck explore` reads. Turing: BSSY before every potentially divergent ' +
+        'branch and BSYNC at its reconvergence point, BREAK for lanes that leave a region early, ' +
         'BMOV spills when more regions are live than B registers, YIELD in spin loops',
     )
     .argument('<file>', 'plain SASS listing; its `// @warpcheck` launch header is kept')
@@ -164,7 +165,7 @@ export function registerCompile(cmd: Command, io: Io, status: { code: number }):
       'after',
       `\nTargets:\n${TARGETS.map((t) => `  ${t.id.padEnd(10)} ${t.summary}`).join('\n')}\n\n` +
         'Notes (regions not made, and why) go to stderr. See docs/semantics.md, "Compile passes".\n\n' +
-        'Exit status: 0 compiled, 2 bad input or arguments.\n\n' +
+        'Exit status: 0 compiled, 2 bad input or arguments, 3 internal error.\n\n' +
         'Example:\n  warpcheck compile scenarios/spinlock.sass --target turing --registers 2 -o /tmp/spin.sass\n' +
         '  warpcheck explore /tmp/spin.sass --mechanism its,hanoi\n',
     )

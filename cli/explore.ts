@@ -14,7 +14,10 @@ import {
   type Io,
 } from './output.ts';
 import { writeExploreHtml, type ExploreHtmlKernel } from './html/explorePage.ts';
+import { EXIT } from './exitCodes.ts';
+import { failsOn, type FailOn } from './failOn.ts';
 import { prepareMachines, type PrepareArgs } from './prepare.ts';
+import { savedSource } from './saveDir.ts';
 import { VERSION } from './version.ts';
 
 export interface ExploreArgs extends PrepareArgs {
@@ -30,6 +33,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
   readonly html?: string;
+  /** `--fail-on`: verdicts that make the run exit 1 (cli/failOn.ts). */
+  readonly failOn?: FailOn;
 }
 
 interface Row {
@@ -147,7 +152,7 @@ export function runExplore(a: ExploreArgs, io: Io): number {
             found: {
               by: `warpcheck ${VERSION} explore`,
               search: 'exhaustive breadth-first (shortest schedule)',
-              source: a.file,
+              source: savedSource(a.file),
             },
           });
           const stem = basename(a.file).replace(/\.[^.]*$/, '');
@@ -185,7 +190,10 @@ export function runExplore(a: ExploreArgs, io: Io): number {
   const shape = launchShown ?? { warpSize: 0, warps: 0 };
   if (a.json) printJson(io, a, shape, rows, warnings);
   else printText(io, a, shape, kernels, rows, warnings);
-  return mismatched.length > 0 ? 1 : 0;
+  const failed = rows.filter((r) =>
+    [r.result, ...r.result.findings].some((o) => failsOn(a.failOn ?? [], o)),
+  );
+  return mismatched.length > 0 || failed.length > 0 ? EXIT.finding : EXIT.ok;
 }
 
 function printJson(

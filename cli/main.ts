@@ -3,6 +3,10 @@ import type { MechanismFactory } from '../model/mechanisms/mechanism.ts';
 import type { Law } from '../properties/laws/types.ts';
 import type { registerCompile } from './compile.ts';
 import { processIo, withoutColour, type Io } from './output.ts';
+import { EXIT, EXIT_HELP } from './exitCodes.ts';
+import { FAIL_ON_CLASSES, parseFailOn } from './failOn.ts';
+import { REPLAY_TIMEOUT_S } from '../model/scenario/limits.ts';
+import { DEFAULT_SAVE_DIR } from './saveDir.ts';
 import { VERSION } from './version.ts';
 
 /**
@@ -48,6 +52,11 @@ const positiveNumber = (name: string) => (v: string) => {
   return n;
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
+const failOnList = (v: string) => {
+  const r = parseFailOn(v);
+  if (!r.ok) throw new InvalidArgumentError(r.message);
+  return r.value;
+};
 
 const mechanismHelp = (mechanisms: readonly MechanismFactory[]) =>
   mechanisms
@@ -77,6 +86,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       '--no-color',
       'plain output without colours (also NO_COLOR=1; FORCE_COLOR=1 forces them)',
     )
+    .addHelpText('after', `\n${EXIT_HELP}\n`)
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)');
@@ -142,8 +152,17 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       nonNegativeInt('--widen'),
       2,
     )
-    .option('--save <dir>', 'where failing runs are saved as scenarios', 'counterexamples')
+    .option(
+      '--save <dir>',
+      'where failing runs are saved as scenarios (outside the test corpus; --save counterexamples adds them to it)',
+      DEFAULT_SAVE_DIR,
+    )
     .option('--no-save', 'do not save failing runs')
+    .option(
+      '--fail-on <list>',
+      `exit 1 when some mechanism reaches one of these verdicts (for CI): ${FAIL_ON_CLASSES.join(', ')}`,
+      failOnList,
+    )
     .addOption(
       new Option('--atomic-order <order>', 'which lane wins an atomic race')
         .choices(['ascending', 'descending', 'explore'])
@@ -168,7 +187,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .addHelpText(
       'after',
-      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp(catalog.mechanisms)}\n\nExit status: 0 done (whatever the verdicts), 1 a verdict differs from the listing's\n\`// @warpcheck expect:MECH=VERDICT\` header, 2 bad input.\n\nExample:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n`,
+      `\nVerdicts: terminates, deadlock (blocked | livelock: a fair cycle that never ends), violation,\nundefined-behavior, unsupported, resource-exhausted, trap, bound-reached (a budget ran out first).\n\nMechanisms:\n${mechanismHelp(catalog.mechanisms)}\n\nExit status: 0 done (whatever the verdicts, unless --fail-on names one), 1 a verdict differs from\nthe listing's \`// @warpcheck expect:MECH=VERDICT\` header or a --fail-on verdict showed, 2 bad\ninput, 3 internal error.\n\nExample:\n  warpcheck explore scenarios/spinlock.sass --mechanism its,simt-stack --warp-size 8\n  warpcheck explore kernel.sass --mechanism its --fail-on deadlock,violation,undefined-behavior --no-save\n`,
     )
     .action(async (file: string, o: Record<string, unknown>) => {
       const { runExplore } = await import('./explore.ts');
@@ -187,6 +206,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           widen: o['widen'] as number,
           save: o['save'] === false ? false : (o['save'] as string),
           json: o['json'] as boolean,
+          ...(o['failOn'] !== undefined ? { failOn: o['failOn'] as string[] } : {}),
           strict: o['strict'] as boolean,
           refine: o['refine'] !== false,
           atomicOrder: o['atomicOrder'] as 'ascending',
@@ -216,6 +236,12 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       positiveInt('--turns'),
       3,
     )
+    .option(
+      '--timeout <S>',
+      'time limit in seconds; a replay that needs longer stops with exit status 2',
+      positiveNumber('--timeout'),
+      REPLAY_TIMEOUT_S,
+    )
     .option('--json', 'print machine-readable JSON', false)
     .option(
       '--html <file>',
@@ -224,7 +250,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .addHelpText(
       'after',
-      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input\n(with --traceg: 0 written, 1 the schedule does not fit, 2 the folder cannot be written).\n\nExamples:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n  warpcheck replay scenarios/seed000-fig3-spinlock.simt-stack.json --html /tmp/spinlock.html\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json --traceg trace-out\n  warpcheck validate trace-out/kernel-1.traceg --mechanism simt-stack\n',
+      '\nExit status: 0 the run shows the expected verdict and states, 1 it does not, 2 bad input\n(including a scenario beyond the replay limits), 3 internal error\n(with --traceg: 0 written, 1 the schedule does not fit, 2 the folder cannot be written).\n\nExamples:\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json\n  warpcheck replay scenarios/seed000-fig3-spinlock.simt-stack.json --html /tmp/spinlock.html\n  warpcheck replay scenarios/seed000-fig1-if-else.simt-stack.json --traceg trace-out\n  warpcheck validate trace-out/kernel-1.traceg --mechanism simt-stack\n',
     )
     .action(async (scenario: string, o: Record<string, unknown>) => {
       const { runReplay } = await import('./replay.ts');
@@ -236,6 +262,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           ...(o['html'] !== undefined ? { html: o['html'] as string } : {}),
           ...(o['traceg'] !== undefined ? { traceg: o['traceg'] as string } : {}),
           turns: o['turns'] as number,
+          timeout: o['timeout'] as number,
         },
         io,
       );
@@ -260,13 +287,13 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option(
       '--scoreboard <list>',
-      'warp (per-warp register set, GPGPU-Sim), mask (per-register lane mask, seed 004), dual (two\n' +
+      'warp (per-warp register set, GPGPU-Sim), mask (per-register lane mask, seed 004), dual (two ' +
         "boards for two-path execution, seed 002 §4.6), or 'all'",
       'warp',
     )
     .option(
       '--collector <list>',
-      'operand collector (seed 002 §2.5): none (operands read at issue), in-order or out-of-order\n' +
+      'operand collector (seed 002 §2.5): none (operands read at issue), in-order or out-of-order ' +
         "dispatch from banked registers (out of order can show a war-hazard violation), or 'all'",
       'none',
     )
@@ -318,7 +345,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      "\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n  warpcheck simulate counterexamples/spinlock.simt-stack.deadlock-livelock.ddade8a5.json\n\nWith a scenario, the exit status is 0 when the timed run shows the scenario's expected verdict,\n1 when not or when the core cannot follow a step of its schedule, 2 bad input.\n",
+      "\nA run that does not end within the cycle budget is bound-reached (a livelock, such as the\nspinlock on simt-stack, never ends). Exit status: 0 done, 1 some run ended in a finding\n(violation, undefined-behavior, trap, blocked warps), 2 bad input, 3 internal error.\n\nExamples:\n  warpcheck simulate scenarios/spinlock.sass --mechanism its --scheduler all --scoreboard all\n  warpcheck simulate scenarios/seed000-fig1-if-else.sass --latency shared=100 --json\n  warpcheck simulate counterexamples/spinlock.simt-stack.deadlock-livelock.ddade8a5.json\n\nWith a scenario, the exit status is 0 when the timed run shows the scenario's expected verdict,\n1 when not or when the core cannot follow a step of its schedule, 2 bad input.\n",
     )
     .action(async (file: string, o: Record<string, unknown>) => {
       const { runSimulate } = await import('./simulate.ts');
@@ -386,7 +413,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     .command('validate')
     .description(
       'replay each mechanism on a hardware trace (Accel-Sim .traceg), every lane taking the branches it ' +
-        'took on hardware, and measure the discrepancy of seed 000 §IX: Levenshtein distance between the\n' +
+        'took on hardware, and measure the discrepancy of seed 000 §IX: Levenshtein distance between the ' +
         "mechanism's warp trace (PC + mask per issue) and the hardware's, divided by the hardware's length",
     )
     .argument(
@@ -423,7 +450,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     .option('--json', 'print machine-readable JSON', false)
     .addHelpText(
       'after',
-      `\nThe program is rebuilt from the trace (docs/validation.md says how operands the trace lacks are\nreconstructed); masks are in the trace's convention: the lanes whose guard was true.\n\nExit status: 0 measured, 1 the --listing disagrees with the trace, 2 bad input.\n\nExample:\n  warpcheck validate ../shared/traces/accel-sim-hbf__lud_kernel-8.traceg --mechanism all\n`,
+      `\nThe program is rebuilt from the trace (docs/validation.md says how operands the trace lacks are\nreconstructed); masks are in the trace's convention: the lanes whose guard was true.\n\nExit status: 0 measured, 1 the --listing disagrees with the trace, 2 bad input, 3 internal\nerror.\n\nExample:\n  warpcheck validate ../shared/traces/accel-sim-hbf__lud_kernel-8.traceg --mechanism all\n`,
     )
     .action(async (trace: string, o: Record<string, unknown>) => {
       const { runValidate } = await import('./validate.ts');
@@ -461,8 +488,8 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     })
     .option(
       '--save <dir>',
-      'where shrunk counterexamples are saved (<dir>/<law>/)',
-      'counterexamples',
+      'where shrunk counterexamples are saved (<dir>/<law>/; outside the test corpus)',
+      DEFAULT_SAVE_DIR,
     )
     .option('--no-save', 'do not save counterexamples')
     .option(
@@ -473,7 +500,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     .option('--json', 'print machine-readable JSON (the seed goes to stderr)', false)
     .addHelpText(
       'after',
-      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${catalog.laws.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay counterexamples/termination/simt-stack-<hash>.json\n`,
+      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${catalog.laws.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input,\n3 internal error.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay ${DEFAULT_SAVE_DIR}/termination/simt-stack-<hash>.json\n`,
     )
     .action(async (o: Record<string, unknown>) => {
       const { runCheck } = await import('./check.ts');
@@ -506,11 +533,11 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     );
     return status.code;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.badInput;
     io.err(
       `warpcheck: internal error: ${(e as Error).message}\n(please report it with the command that caused it)\n`,
     );
     if (process.env['WARPCHECK_DEBUG']) io.err(`${(e as Error).stack}\n`);
-    return 1;
+    return EXIT.internal;
   }
 }

@@ -1,7 +1,10 @@
 import type { StateView } from '../model/mechanisms/mechanism.ts';
 import { readScenario } from '../model/scenario/files.ts';
 import { replay } from '../model/scenario/replay.ts';
+import { REPLAY_TIMEOUT_S } from '../model/scenario/limits.ts';
 import { replayCore } from '../model/scenario/replayCore.ts';
+import { EXIT } from './exitCodes.ts';
+import { printable } from './printable.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
 import { runExportTrace } from './exportTrace.ts';
 import { writeReplayHtml } from './html/writeReplayHtml.ts';
@@ -18,6 +21,8 @@ export interface ReplayArgs {
   readonly turns?: number;
   /** Also write the replay as a self-contained HTML page to this file (`cli/html/`). */
   readonly html?: string;
+  /** Time limit in seconds (default REPLAY_TIMEOUT_S). */
+  readonly timeout?: number;
 }
 
 /**
@@ -42,8 +47,10 @@ export function runReplay(a: ReplayArgs, io: Io): number {
     const written = writeReplayHtml(a.html, m.machine, s.value, io);
     if (written !== 0) return written;
   }
-  if (s.value.core) return runReplayCore(a, io, s.value, m.machine);
-  const run = replay(m.machine, s.value);
+  const timeoutMs = (a.timeout ?? REPLAY_TIMEOUT_S) * 1000;
+  if (s.value.core) return runReplayCore(a, io, s.value, m.machine, timeoutMs);
+  const run = replay(m.machine, s.value, { timeoutMs });
+  if (run.limit) return overLimit(io, a.scenario, run.limit);
   const ok = run.mismatches.length === 0;
   if (a.json) {
     io.out(
@@ -83,8 +90,8 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   const opts = Object.entries(m.machine.options)
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
-  io.out(`${io.colour.bold(s.value.name)}\n`);
-  if (s.value.source) io.out(`source: ${s.value.source}\n`);
+  io.out(`${io.colour.bold(printable(s.value.name))}\n`);
+  if (s.value.source) io.out(`source: ${printable(s.value.source)}\n`);
   io.out(
     `mechanism: ${s.value.mechanism}${opts ? ` (${opts})` : ''}; ${launch.warps} warp(s) of ${launch.warpSize} lanes; masks are written lane ${launch.warpSize - 1} first\n`,
   );
@@ -116,6 +123,12 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   return ok ? 0 : 1;
 }
 
+/** A replay stopped by its limit: bad input (exit 2), with the limit and how to raise it. */
+function overLimit(io: Io, file: string, limit: string): number {
+  io.err(`${file}: ${limit} (raise it with --timeout S)\n`);
+  return EXIT.badInput;
+}
+
 function printViews(io: Io, views: readonly StateView[]): void {
   views.forEach((v, w) => {
     for (const t of v.tables) {
@@ -135,8 +148,10 @@ function runReplayCore(
   io: Io,
   scenario: Parameters<typeof replayCore>[1],
   machine: Parameters<typeof replayCore>[0],
+  timeoutMs: number,
 ): number {
-  const run = replayCore(machine, scenario);
+  const run = replayCore(machine, scenario, { timeoutMs });
+  if (run.limit) return overLimit(io, a.scenario, run.limit);
   const ok = run.mismatches.length === 0;
   if (a.json) {
     io.out(
@@ -162,8 +177,8 @@ function runReplayCore(
   }
   const c = run.config;
   const l = c.latencies;
-  io.out(`${io.colour.bold(scenario.name)}\n`);
-  if (scenario.source) io.out(`source: ${scenario.source}\n`);
+  io.out(`${io.colour.bold(printable(scenario.name))}\n`);
+  if (scenario.source) io.out(`source: ${printable(scenario.source)}\n`);
   io.out(
     `mechanism: ${scenario.mechanism}; ${machine.launch.warps} warp(s) of ${machine.launch.warpSize} lanes; ` +
       `core: ${c.scheduler}, ${c.scoreboard} scoreboard, collector ${c.collector ?? 'none'}` +

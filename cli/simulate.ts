@@ -261,6 +261,7 @@ function runCoreSearch(
             mechanism: r.mechanism,
             scoreboard: r.scoreboard,
             ...r.result,
+            verdictText: coreSearchVerdictText(r.result),
           })),
         },
         null,
@@ -278,7 +279,7 @@ function runCoreSearch(
         rows.map((r) => [
           r.mechanism,
           r.scoreboard,
-          colourVerdict(io.colour, r.result.verdict),
+          colourVerdict(io.colour, coreSearchVerdictText(r.result)),
           thousands(r.result.states),
           r.result.message,
         ]),
@@ -286,4 +287,18 @@ function runCoreSearch(
     );
   }
   return rows.some((r) => r.result.verdict === 'blocked' || r.result.verdict === 'stop') ? 1 : 0;
+}
+
+/**
+ * A core search verdict in `explore`'s words (issue 14: `simulate --explore` said "cycle" where
+ * `explore` says "deadlock/livelock"): `blocked` is `deadlock/blocked`; `cycle` is
+ * `deadlock/livelock (unfair)` — a schedule that repeats forever, found without a fairness check
+ * (the core's choices may starve a path, model/core/exploreCore.ts), so it says so; `stop` is the
+ * machine verdict that ended the run.
+ */
+export function coreSearchVerdictText(r: { verdict: string; message: string }): string {
+  if (r.verdict === 'blocked') return 'deadlock/blocked';
+  if (r.verdict === 'cycle') return 'deadlock/livelock (unfair)';
+  if (r.verdict === 'stop') return r.message.split(':')[0]!;
+  return r.verdict;
 }

@@ -10,7 +10,16 @@ export {
   hexMask,
   binMask,
 } from './values.ts';
-export { emptyMemory, memoryOf, readWord, writeWord, havocMemory, type Memory } from './memory.ts';
+export {
+  emptyMemory,
+  memoryOf,
+  readWord,
+  writeWord,
+  havocMemory,
+  memoryEntries,
+  writeMemoryKey,
+  type Memory,
+} from './memory.ts';
 export { defaultLaunch, checkLaunch, type Launch } from './launch.ts';
 export {
   registerLayout,

@@ -4,7 +4,22 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { emptyMemory, havocMemory, memoryOf, readWord, writeWord, UNKNOWN } from './index.ts';
+import {
+  emptyMemory,
+  havocMemory,
+  memoryEntries,
+  memoryOf,
+  readWord,
+  writeMemoryKey,
+  writeWord,
+  UNKNOWN,
+} from './index.ts';
+
+const keyOf = (m: Parameters<typeof writeMemoryKey>[0]): number[] => {
+  const out: number[] = [];
+  writeMemoryKey(m, out);
+  return out;
+};
 
 describe('memory', () => {
   it('reads 0 where nothing was written, and the last write elsewhere', () => {
@@ -91,5 +106,45 @@ describe('memory', () => {
         expect(m).toEqual(memoryOf([...ref.entries()]));
       }),
     );
+  });
+
+  it('equal contents give equal keys, however they were built (the explorer hashes memory so)', () => {
+    const addr = fc.integer({ min: 0, max: 2000 }).map((a) => a * 4);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(addr, fc.integer({ min: 0, max: 9 }))), (writes) => {
+        let m = memoryOf([
+          [0x40, 1],
+          [0x1000, 2],
+        ]);
+        const ref = new Map<number, number>([
+          [0x40, 1],
+          [0x1000, 2],
+        ]);
+        for (const [a, v] of writes) {
+          m = writeWord(m, a, v);
+          ref.set(a, v);
+        }
+        const sorted = [...ref.entries()].sort((x, y) => x[0] - y[0]);
+        expect(memoryEntries(m)).toEqual(sorted);
+        expect(keyOf(m)).toEqual(keyOf(memoryOf([...sorted].reverse())));
+        expect(keyOf(m)).toEqual([0, sorted.length * 2, ...sorted.flat()]);
+      }),
+    );
+  });
+
+  it('is persistent: a write shares every word it does not touch (issue 14, fault 6)', () => {
+    const words = Array.from({ length: 16_000 }, (_, i) => [0x1000 + 4 * i, i] as const);
+    const t0 = performance.now();
+    let m = memoryOf(words);
+    const base = m;
+    for (let i = 0; i < 2_000; i++) m = writeWord(m, 0x1000 + 4 * ((i * 37) % 16_000), i);
+    const ms = performance.now() - t0;
+    // The flat array took 36 s to build and 1.8 ms a write here; a bound 20x what this takes.
+    expect(ms).toBeLessThan(2_000);
+    expect(readWord(base, 0x1000 + 4 * 37)).toBe(37); // the old memory is unchanged
+    expect(readWord(m, 0x1000 + 4 * 37)).toBe(1);
+    const one = writeWord(base, 0x1000, 99);
+    const shared = one.buckets.filter((b, i) => b === base.buckets[i]).length;
+    expect(shared).toBe(base.buckets.length - 1);
   });
 });

@@ -12,7 +12,7 @@ import {
 } from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
-import { memoryOf, type Memory } from '../lanes/memory.ts';
+import { memoryOf, writeMemoryKey, type Memory } from '../lanes/memory.ts';
 import type {
   Formatter,
   Issue,
@@ -22,6 +22,7 @@ import type {
   MechanismFactory,
 } from '../mechanisms/mechanism.ts';
 import { binMask, lanesOf, popcount, UNKNOWN } from '../lanes/values.ts';
+import { warpsyncOwnBitGap } from '../lanes/warpsyncOwnBit.ts';
 import { KeyWriter, type KeySink } from './key.ts';
 import { LaneCanon } from './laneCanon.ts';
 import { widening, type LoopVisits } from './widening.ts';
@@ -456,6 +457,15 @@ export function createMachine(spec: MachineSpec): Machine {
         );
         continue;
       }
+      // SEMANTICS §2, §6: a lane missing from its own WARPSYNC mask is undefined behaviour
+      // whatever the mechanism's policy, and it outranks the policy's own verdict.
+      const ownBit = warpsyncOwnBitGap(ctx, ops[pc]!, pc, warp.data, issue.mask);
+      if (ownBit !== null) {
+        out.push(
+          stopStep(issue, g, null, false, { verdict: 'undefined-behavior', message: ownBit }),
+        );
+        continue;
+      }
       if (policyAt[pc] === 'reject') {
         const ins = program.instructions[pc]!;
         out.push(
@@ -841,10 +851,7 @@ export function createMachine(spec: MachineSpec): Machine {
     return canon.classes(pinnedOf(ws));
   };
 
-  const memoryKey = (m: Memory, out: KeyWriter): void => {
-    out.push(m.havoc ? 1 : 0);
-    out.pushAll(m.cells);
-  };
+  const memoryKey = (m: Memory, out: KeyWriter): void => writeMemoryKey(m, out);
 
   const keyWriter = new KeyWriter();
   const liveOf = (s: MachineState) => s.warps.map((w) => (full & ~w.data.exited) >>> 0);

@@ -1,5 +1,5 @@
 import { buildCfg } from '../cfg/index.ts';
-import type { Mechanism, MechanismContext, MechanismFactory } from './mechanism.ts';
+import type { Mechanism, MechanismContext, MechanismFactory, OptionSpec } from './mechanism.ts';
 import {
   PATH_LIST_OPTIONS,
   createPathList,
@@ -20,8 +20,10 @@ import {
  * - The active path runs to the end of its basic block: it keeps running while its lanes stay
  *   together and fall through to an instruction that does not start a block (`model/cfg` leaders).
  * - At the end of a block (a branch, divergent or not, a CALL/RET, an EXIT that leaves lanes, or a
- *   fall-through into a block start) its paths go to the tail, ascending PC (a decision: the paper
- *   does not say which of two new paths is queued first); a path equal in (PC, call depth) to one
+ *   fall-through into a block start) its paths go to the tail in the order of the option
+ *   `new-paths` (SEMANTICS §3.5: the paper does not say which of two new paths is queued first, so
+ *   it is an option): `ascending-pc` (default, as before issue 14) or `taken-first` (the SIMT
+ *   stack's default: the paths that jumped, ascending PC, then the fall-through); a path equal in (PC, call depth) to one
  *   already queued merges into it, keeping that one's place (decision: "convergence consists in
  *   merging ... two paths of the list, when they have the same PC"). Then the head runs.
  * - Fair across paths: every queued path runs again within a bounded number of blocks, so a lock
@@ -39,7 +41,29 @@ function enqueue(list: Entry[], p: Path): void {
   list.push(p);
 }
 
-export function createBfs(ctx: MechanismContext, opts: PathListOptions): Mechanism<PathListState> {
+/** The order in which the paths a block ends with join the queue (SEMANTICS §3.5). */
+export type BfsNewPaths = 'ascending-pc' | 'taken-first';
+
+const NEW_PATHS_OPTION: OptionSpec = {
+  name: 'new-paths',
+  values: ['ascending-pc', 'taken-first'],
+  default: 'ascending-pc',
+  doc: 'the order in which the paths a divergent branch creates join the tail of the queue: ascending PC, or the taken paths before the fall-through (SEMANTICS §3.5)',
+};
+
+/** `fresh` (ascending PC) with the fall-through path of the instruction at `pc` moved last. */
+function takenFirst(fresh: readonly Path[], pc: number): readonly Path[] {
+  const i = fresh.findIndex((p) => p.pc === pc + 1);
+  return i < 0 || fresh.length < 2
+    ? fresh
+    : [...fresh.slice(0, i), ...fresh.slice(i + 1), fresh[i]!];
+}
+
+export function createBfs(
+  ctx: MechanismContext,
+  opts: PathListOptions,
+  newPaths: BfsNewPaths = 'ascending-pc',
+): Mechanism<PathListState> {
   const cfg = buildCfg(ctx.program);
   const n = ctx.program.instructions.length;
   // leader[pc] = 1 when pc starts a basic block.
@@ -55,7 +79,8 @@ export function createBfs(ctx: MechanismContext, opts: PathListOptions): Mechani
       if (fresh.length === 1 && fresh[0]!.pc === issue.pc + 1 && leader[issue.pc + 1] === 0)
         return { kind: 'ok', state: { active: fresh[0]!, list: s.list } };
       const list = s.list.slice();
-      for (const p of fresh) enqueue(list, p);
+      for (const p of newPaths === 'taken-first' ? takenFirst(fresh, issue.pc) : fresh)
+        enqueue(list, p);
       const head = list.shift();
       return {
         kind: 'ok',
@@ -70,6 +95,11 @@ export const bfsFactory: MechanismFactory = {
   summary:
     'path list as a queue, breadth-first: a path runs to the end of its basic block then goes to the tail; fair across paths',
   source: 'seed 001 §2.3, Fig. 1d; SEMANTICS §3.5',
-  options: PATH_LIST_OPTIONS,
-  create: (ctx, o) => createBfs(ctx, pathListOptions(o)) as Mechanism<unknown>,
+  options: [...PATH_LIST_OPTIONS, NEW_PATHS_OPTION],
+  create: (ctx, o) =>
+    createBfs(
+      ctx,
+      pathListOptions(o),
+      (o['new-paths'] ?? 'ascending-pc') as BfsNewPaths,
+    ) as Mechanism<unknown>,
 };

@@ -25,13 +25,16 @@ import {
  *   merging ... two paths of the list, when they have the same PC"): in Fig. 1b the D paths of
  *   thread 1 and threads 2–3 are one entry by the time C jumps to E, so D runs once.
  * - "When the PC is equal to the top of the stack PC, the latter is popped and merged with the
- *   active path." "If the target is greater, the top of the stack is swapped with the active path"
- *   — checked after every step rather than only after uniform forward branches: within one function
- *   a fall-through cannot pass the top's PC without first equalling it, so the two agree; after a
- *   CALL or RET the smallest PC still wins, whatever the depth (§2.4: "the minimum PC ... is unable
- *   to arbitrate between threads running different functions").
+ *   active path." "If the target is greater, the top of the stack is swapped with the active path":
+ *   only after a uniform forward jump (a branch, CALL or RET whose lanes all go to one PC above
+ *   the issued one). Nothing else reorders the stack — SEMANTICS §3.5 (settled, issue 14): the
+ *   literal stack of §2.1. After a merge the merged path keeps running even when the entry now
+ *   below it has a smaller PC (`../shared/cases/semantics/dfs-minpc-swap-after-merge.sass`: a
+ *   fall-through can pass the top's PC once a merge has put a smaller PC on top); so on
+ *   unstructured code this is not min-PC, and that difference from `sorted` is a finding.
  *
- * Invariant after every step (intra-function code): the active PC is at most the top's PC.
+ * Invariant after every step of structured, intra-function code: the active PC is at most the
+ * top's PC (it can be broken by a merge, as above).
  */
 function push(list: Entry[], p: Path): void {
   const top = list[0];
@@ -39,22 +42,29 @@ function push(list: Entry[], p: Path): void {
   else list.unshift(p);
 }
 
-/** Merge with, or swap with, the top until the active path has the smallest PC (§2.1). */
-function settle(active: Path | null, list: Entry[]): PathListState {
+/**
+ * The active path after a step (the next one on the stack when every lane of it left): merged
+ * with the top while they are at the same place (§2.1), then — only when `jumpedForward`, a
+ * uniform forward jump — swapped with the top if its PC is greater (and merged again with what
+ * comes up). No other reordering: the literal stack (SEMANTICS §3.5).
+ */
+function settle(active: Path | null, list: Entry[], jumpedForward: boolean): PathListState {
   let a = active;
   if (!a) {
     const next = list.shift();
     a = next && next.kind === 'path' ? next : null;
   }
+  let swap = jumpedForward;
   while (a) {
     const top = list[0];
     if (!top || top.kind !== 'path') break;
     if (samePlace(top, a)) {
       a = mergePaths(a, top);
       list.shift();
-    } else if (a.pc > top.pc) {
+    } else if (swap && a.pc > top.pc) {
       list[0] = a;
       a = top;
+      swap = false;
     } else break;
   }
   return { active: a, list };
@@ -68,12 +78,14 @@ export function createDfsMinPc(
     id: 'dfs-minpc',
     title: 'Path stack (top first)',
     nativeStackOps: new Set(),
-    step(s, _issue, outcome) {
+    step(s, issue, outcome) {
       const fresh = s.active ? pathsAfter(s.active, outcome) : [];
       const list = s.list.slice();
-      // Ascending PC: fresh[0] runs, the others are pushed highest PC first.
+      // Ascending PC: fresh[0] runs, the others are pushed highest PC first — a divergent forward
+      // branch pushes its target and runs the fall-through, a backward one the reverse (§2.1).
       for (let i = fresh.length - 1; i >= 1; i--) push(list, fresh[i]!);
-      return { kind: 'ok', state: settle(fresh[0] ?? null, list) };
+      const jumpedForward = fresh.length === 1 && fresh[0]!.pc > issue.pc + 1;
+      return { kind: 'ok', state: settle(fresh[0] ?? null, list, jumpedForward) };
     },
   });
 }

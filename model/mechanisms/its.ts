@@ -64,13 +64,11 @@ function release(
       if (waiting === 0) continue;
       const members = (b[x]! & ~exited) >>> 0;
       if ((members & ~waiting) >>> 0 !== 0) continue;
-      // Release the lanes of Bx (a decision, docs/semantics.md): a lane that began waiting on x
-      // when Bx held it, and was since left out by a BSSY that re-armed Bx for a nested region
-      // (seed 000 Fig. 5 reuses B0 so), keeps waiting until a later Bx holds it again.
-      // An emptied Bx (BREAK, .CLEAR, exits) waits for no one: everything waiting on x goes on.
-      const released = members === 0 ? waiting : (waiting & members) >>> 0;
-      if (released === 0) continue;
-      for (let m = released; m !== 0; m &= m - 1) {
+      // SEMANTICS §2 (settled, issue 14): the release wakes every lane waiting at a BSYNC on x,
+      // also one that a later BSSY dropped from Bx while it waited — the condition belongs to the
+      // register, the waiters are whoever waits on it (a waiter left asleep would turn correct
+      // re-arming code into a false deadlock). An emptied Bx waits for no one.
+      for (let m = waiting; m !== 0; m &= m - 1) {
         const l = lowest(m);
         wait[l] = READY;
         pcs[l] = pcs[l]! + 1;

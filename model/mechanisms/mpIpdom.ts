@@ -10,6 +10,7 @@ import {
   type MechanismFactory,
   type StateView,
 } from './mechanism.ts';
+import { writeMpIpdomKey } from './mpIpdomKey.ts';
 import {
   PRE_VOLTA_OPTIONS,
   preVoltaOptions,
@@ -211,20 +212,8 @@ export function createMpIpdom(
       return m >>> 0;
     },
     key(s, out: KeySink) {
-      out.push(s.st.length);
-      for (const sp of s.st) {
-        out.push(sp.pc);
-        out.mask(sp.mask);
-        out.push(sp.r);
-      }
-      out.push(s.rt.length);
-      for (const e of s.rt) {
-        out.push(e.pc);
-        out.mask(e.rec);
-        out.mask(e.pending);
-        out.push(e.parent);
-        out.push(e.frame ? 1 : 0);
-      }
+      // Canonical in the numbering of RT entries (issue 14): see mpIpdomKey.ts.
+      writeMpIpdomKey(s, out);
     },
     lanePcs(s, visit) {
       // A split's lanes issue at its pc; an entry's lanes resume at its pc (the IPDOM, or the return

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { memoryEntries } from '../lanes/memory.ts';
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
 import { machineFor } from '../scenario/session.ts';
 import { launchOf, load, machineOf, regsOf, runListing } from '../testing/run.ts';
@@ -37,7 +38,7 @@ function laneTraces(steps: readonly Transition[], W: number): number[][] {
 /** Everything a lane can observe at the end: registers R1..R6 and memory. */
 const finalData = (m: Machine, s: MachineState) => ({
   regs: [1, 2, 3, 4, 5, 6].map((r) => regsOf(m, s, r)),
-  memory: s.memory.cells,
+  memory: memoryEntries(s.memory),
 });
 
 /**

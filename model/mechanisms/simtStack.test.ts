@@ -298,11 +298,18 @@ describe('simt-stack: WARPSYNC under the `check` policy (SEMANTICS §2)', () => 
 
   it('a mask naming live lanes of the other path is a violation', () => {
     // taken-first: lanes 0, 1 reach the WARPSYNC while lanes 2, 3 are live on the other path.
-    for (const mask of [' 0xf', '.ALL', ' 0x5']) {
+    for (const mask of [' 0xf', '.ALL']) {
       const r = sync(mask);
       expect(r.verdict, mask).toBe('violation');
       expect(r.findings[0]!.property).toBe('warpsync-check');
     }
+  });
+
+  it('a mask without an issuing lane is undefined behavior, which wins over the check (SEMANTICS §2, §6)', () => {
+    // 0x5 names lane 2 (live, on the other path: a check violation) but not lane 1, which runs it.
+    const r = sync(' 0x5');
+    expect(r.verdict).toBe('undefined-behavior');
+    expect(r.findings[0]!.message).toMatch(/lane 1 is not named in its own mask 0x5/);
   });
 
   it('a mask of exactly the active lanes is fine; so are named lanes that already exited', () => {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Diagnostic } from '../isa/program.ts';
+import { checkJson } from './jsonCheck.ts';
+import { SCENARIO_LIMITS } from './limits.ts';
 import { scenarioSchema, type Scenario } from './schema.ts';
 
 /** The JSON text of a scenario: stable key order as built, two-space indent, final newline. */
@@ -16,6 +18,19 @@ export function readScenario(
 ): { ok: true; value: Scenario } | { ok: false; error: Diagnostic[] } {
   let text: string;
   try {
+    const bytes = statSync(file).size;
+    if (bytes > SCENARIO_LIMITS.fileBytes)
+      return {
+        ok: false,
+        error: [
+          {
+            file,
+            line: 1,
+            column: 1,
+            message: `the scenario is ${bytes} bytes, over the limit of ${SCENARIO_LIMITS.fileBytes}`,
+          },
+        ],
+      };
     text = readFileSync(file, 'utf8');
   } catch (e) {
     return {
@@ -41,26 +56,23 @@ export function parseScenario(
   text: string,
   file: string,
 ): { ok: true; value: Scenario } | { ok: false; error: Diagnostic[] } {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    const msg = (e as Error).message;
-    const pos = /position (\d+)/.exec(msg);
-    const offset = pos ? Number(pos[1]) : 0;
-    const before = text.slice(0, offset).split('\n');
+  // A UTF-8 byte-order mark is allowed (editors on Windows write one); JSON.parse rejects it.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // Syntax and nesting first, with the line and column of the problem (issue 14).
+  const syntax = checkJson(text, SCENARIO_LIMITS.depth);
+  if (!syntax.ok)
     return {
       ok: false,
       error: [
         {
           file,
-          line: before.length,
-          column: before[before.length - 1]!.length + 1,
-          message: `not valid JSON: ${msg}`,
+          line: syntax.line,
+          column: syntax.column,
+          message: `not valid JSON: ${syntax.message}`,
         },
       ],
     };
-  }
+  const json: unknown = JSON.parse(text);
   const parsed = scenarioSchema.safeParse(json);
   if (!parsed.success)
     return {

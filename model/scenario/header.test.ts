@@ -139,10 +139,14 @@ describe('the header drives the launch', () => {
     });
   });
 
-  it('out-of-range shapes are errors (1 ≤ W ≤ 32, 1 ≤ K ≤ 8)', () => {
-    expect(resolveLaunch(header('warp-size=33')).ok).toBe(false);
-    expect(resolveLaunch(header('warp-size=0')).ok).toBe(false);
-    expect(resolveLaunch(header('warps=9')).ok).toBe(false);
+  it('out-of-range shapes are errors at the item (1 ≤ W ≤ 32, 1 ≤ K ≤ 8; issue 14)', () => {
+    for (const item of ['warp-size=33', 'warp-size=0', 'warps=9']) {
+      const r = parseHeader([dir(`R1=1 ${item}`, 3)], 'h.sass');
+      expect(r.ok, item).toBe(false);
+      if (!r.ok) expect(r.error[0]).toMatchObject({ line: 3, column: dir('', 3).column + 5 });
+    }
     expect(resolveLaunch(header('warp-size=32 warps=8')).ok).toBe(true);
+    // Overrides from the command line are still checked when the launch is resolved.
+    expect(resolveLaunch(header('warps=2'), { warpSize: 33 }).ok).toBe(false);
   });
 });

@@ -19,6 +19,8 @@ import type { LcpItem } from '../mechanisms/lcpHints.ts';
 export interface Header {
   readonly launch: Partial<Launch>;
   readonly entry: string | null;
+  /** Where the `entry=` item is, for an error about the name (issue 14). */
+  readonly entryAt?: { readonly line: number; readonly column: number };
   readonly expect: Readonly<Record<string, string>>;
   /** `lcp=BRANCH:POINT` items, unresolved (labels are resolved with the program). */
   readonly lcp?: readonly LcpItem[];
@@ -38,6 +40,42 @@ const ITEM_PATTERNS: readonly [RegExp, string][] = [
 
 const num = (s: string): number => (s.startsWith('-') ? -Number(s.slice(1)) : Number(s));
 
+/**
+ * Range problems of one header item (SEMANTICS §1), or null — reported at the item, with its line
+ * and column, instead of later without a position when the launch is resolved (issue 14).
+ */
+function rangeProblem(kind: string, r: RegExpExecArray): string | null {
+  const word = (v: number, what: string) =>
+    v < -0x80000000 || v > 0xffffffff
+      ? `${what} ${r.input.split('=').pop()} does not fit in 32 bits`
+      : null;
+  switch (kind) {
+    case 'warp-size': {
+      const v = num(r[1]!);
+      return v >= 1 && v <= 32 ? null : `warp size must be an integer from 1 to 32 (got ${v})`;
+    }
+    case 'warps': {
+      const v = num(r[1]!);
+      return v >= 1 && v <= 8 ? null : `warps per block must be an integer from 1 to 8 (got ${v})`;
+    }
+    case 'mem': {
+      const a = num(r[1]!);
+      if (a < 0 || !Number.isSafeInteger(a)) return `memory address ${r[1]} is out of range`;
+      return word(num(r[2]!), 'the value');
+    }
+    case 'const':
+      if (num(r[1]!) < 0 || num(r[2]!) < 0) return 'a constant bank or offset is negative';
+      return word(num(r[3]!), 'the value');
+    case 'reg': {
+      const bad = r[2]?.split(',').find((t) => t === '' || Number(t) > 255);
+      if (bad !== undefined) return `thread id '${bad}' is out of range (0..255: 8 warps of 32)`;
+      return word(num(r[3]!), 'the value');
+    }
+    default:
+      return null;
+  }
+}
+
 /** Reads every `// @warpcheck` directive; unknown items are errors with their line and column. */
 export function parseHeader(
   directives: readonly Directive[],
@@ -50,6 +88,7 @@ export function parseHeader(
   const expect: Record<string, string> = {};
   const lcp: LcpItem[] = [];
   let entry: string | null = null;
+  let entryAt: { line: number; column: number } | undefined;
   const errors: Diagnostic[] = [];
   for (const d of directives) {
     const re = /\S+/g;
@@ -65,6 +104,11 @@ export function parseHeader(
         continue;
       }
       const [r, kind] = hit as [RegExpExecArray, string];
+      const range = rangeProblem(kind, r);
+      if (range !== null) {
+        errors.push({ ...at, message: `${range} in '${item}'` });
+        continue;
+      }
       switch (kind) {
         case 'warp-size':
           launch.warpSize = num(r[1]!);
@@ -74,6 +118,7 @@ export function parseHeader(
           break;
         case 'entry':
           entry = r[1]!;
+          entryAt = { line: at.line, column: at.column };
           break;
         case 'mem':
           memory.push([num(r[1]!), num(r[2]!) >>> 0]);
@@ -104,5 +149,14 @@ export function parseHeader(
   if (memory.length) launch.memory = memory;
   if (constants.length) launch.constants = constants;
   if (registers.length) launch.registers = registers;
-  return { ok: true, value: { launch, entry, expect, ...(lcp.length ? { lcp } : {}) } };
+  return {
+    ok: true,
+    value: {
+      launch,
+      entry,
+      ...(entryAt ? { entryAt } : {}),
+      expect,
+      ...(lcp.length ? { lcp } : {}),
+    },
+  };
 }

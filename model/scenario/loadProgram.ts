@@ -58,15 +58,17 @@ export function loadProgram(
     entryName === null || entryName === undefined
       ? program.functions[0]
       : program.functions.find((f) => f.name === entryName);
+  // The header's `entry=` item is where a bad name was written (an option has no position).
+  const entryAt = options.entry === undefined ? header.value.entryAt : undefined;
   if (!fn)
     return {
       ok: false,
       error: [
         {
           file,
-          line: 1,
-          column: 1,
-          message: `no function named '${entryName}' (functions: ${program.functions.map((f) => f.name).join(', ')})`,
+          line: entryAt?.line ?? 1,
+          column: entryAt?.column ?? 1,
+          message: `no function named '${entryName}'${options.entry !== undefined ? ' (--entry)' : ''} (functions: ${program.functions.map((f) => f.name).join(', ')})`,
         },
       ],
     };

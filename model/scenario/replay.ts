@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { printInstruction } from '../isa/printProgram.ts';
 import type { Machine, MachineState, Stop } from '../machine/machine.ts';
 import type { StateView } from '../mechanisms/mechanism.ts';
 import type { DeadlockKind, Verdict } from '../explore/verdict.ts';
+import { issuedText } from './issuedText.ts';
 import type { Scenario } from './schema.ts';
 
 /** One replayed step: who issued what, which choice, and every warp's state after it. */
@@ -33,13 +33,21 @@ export interface ReplayRun {
   readonly message: string;
   /** Every way the run differs from the scenario's expectations; empty when it matches. */
   readonly mismatches: readonly string[];
+  /** Set when the replay stopped at its time limit (`timeoutMs`) before the schedule ended. */
+  readonly limit?: string;
 }
 
 /**
  * Replays a scenario's schedule on a machine, step by step (DESIGN.md: `replay` takes the file
  * alone). Deterministic: every choice is an index into `machine.successors`, in a fixed order.
  */
-export function replay(machine: Machine, scenario: Scenario): ReplayRun {
+export function replay(
+  machine: Machine,
+  scenario: Scenario,
+  limits: { readonly timeoutMs?: number } = {},
+): ReplayRun {
+  const deadline = limits.timeoutMs === undefined ? Infinity : Date.now() + limits.timeoutMs;
+  let limit: string | undefined;
   const fmt = machine.fmt;
   // Each warp's mechanism view, then (when refinement is checked) the reference's, as an extra table.
   const views = (s: MachineState) =>
@@ -66,19 +74,21 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
   let diverged: string | null = null;
   for (let i = 0; i < scenario.schedule.length; i++) {
     const c = scenario.schedule[i]!;
+    // The time limit (issue 14, fault 5), checked every 256 steps.
+    if ((i & 255) === 255 && Date.now() > deadline) {
+      limit = `the replay stopped after ${i} of ${scenario.schedule.length} steps: time limit of ${limits.timeoutMs! / 1000} s`;
+      diverged = limit;
+      break;
+    }
     const succ = machine.successors(state);
     if (c >= succ.length) {
       diverged = `step ${i + 1}: choice ${c} does not exist (the state offers ${succ.length}); the scenario does not fit this program or mechanism`;
       break;
     }
     const t = succ[c]!;
-    const ins = machine.program.instructions[t.issue.pc]!;
     // A merged issue (`Issue.merged`, opcode-convergent) prints as `pc ∩ pc2` with the union mask.
     const merged = t.issue.merged;
-    const printed = (i: typeof ins) =>
-      printInstruction(i, fmt.pc)
-        .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
-        .trim();
+    const printed = (pc: number) => issuedText(machine.program, pc, fmt.pc);
     if (t.next) {
       state = t.next;
       keys.push(machine.behaviourKey(state));
@@ -92,9 +102,7 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
       pc: merged ? `${fmt.pc(t.issue.pc)} ∩ ${fmt.pc(merged.pc)}` : fmt.pc(t.issue.pc),
       mask: fmt.mask(merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask),
       issueMask: merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask,
-      instruction: merged
-        ? `${printed(ins)} ∩ ${printed(machine.program.instructions[merged.pc]!)}`
-        : printed(ins),
+      instruction: merged ? `${printed(t.issue.pc)} ∩ ${printed(merged.pc)}` : printed(t.issue.pc),
       alternative: t.choice,
       views: views(state),
       stop: t.stop,
@@ -165,7 +173,16 @@ export function replay(machine: Machine, scenario: Scenario): ReplayRun {
         `step ${e.step}: expected state ${JSON.stringify(e.state)}, got ${JSON.stringify(view?.data)}`,
       );
   }
-  return { initial, steps, verdict, kind, property, message, mismatches };
+  return {
+    initial,
+    steps,
+    verdict,
+    kind,
+    property,
+    message,
+    mismatches,
+    ...(limit ? { limit } : {}),
+  };
 }
 
 /**

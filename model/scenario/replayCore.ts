@@ -1,7 +1,7 @@
 import { createCore, scheduleOf, type CoreConfig, type CoreState } from '../core/core.ts';
 import { DEFAULT_LATENCIES } from '../core/latency.ts';
 import type { Board } from '../core/scoreboard.ts';
-import { printInstruction } from '../isa/printProgram.ts';
+import { issuedText } from './issuedText.ts';
 import type { Machine } from '../machine/machine.ts';
 import type { Scenario } from './schema.ts';
 
@@ -33,6 +33,8 @@ export interface CoreReplayRun {
   readonly message: string;
   readonly counters: CoreState['counters'];
   readonly mismatches: readonly string[];
+  /** Set when the replay stopped at its time limit (`timeoutMs`) before the run ended. */
+  readonly limit?: string;
 }
 
 /** The core settings of a scenario, over the defaults (lrr, warp, default latencies, no collector). */
@@ -57,15 +59,18 @@ const keyName = (key: number): string =>
  * the machine schedule the core takes is the scenario's `schedule`. Deterministic: the core has no
  * free choice (schedulers and the first ready candidate decide).
  */
-export function replayCore(machine: Machine, scenario: Scenario): CoreReplayRun {
+export function replayCore(
+  machine: Machine,
+  scenario: Scenario,
+  limits: { readonly timeoutMs?: number } = {},
+): CoreReplayRun {
+  const deadline = limits.timeoutMs === undefined ? Infinity : Date.now() + limits.timeoutMs;
+  let limit: string | undefined;
   const config = coreConfigOf(scenario.core!);
   const core = createCore(machine, config);
   const fmt = machine.fmt;
   const maxCycles = scenario.core!.maxCycles ?? 100_000;
-  const printed = (pc: number) =>
-    printInstruction(machine.program.instructions[pc]!, fmt.pc)
-      .replace(/^\s*\/\*[0-9a-f]+\*\/\s*/, '')
-      .trim();
+  const printed = (pc: number) => issuedText(machine.program, pc, fmt.pc);
   const entries = (b: Board, prefix = '') =>
     b.map((p) => `${prefix}${keyName(p.key)} ${fmt.mask(p.mask)} @${p.ready}`);
   // The dual scoreboard shows its two boards while a split is open (side 0 / side 1).
@@ -81,6 +86,12 @@ export function replayCore(machine: Machine, scenario: Scenario): CoreReplayRun 
   let property: string | null = null;
   let message = `no end within ${maxCycles} cycles`;
   while (s.cycle < maxCycles) {
+    // The time limit (issue 14, fault 5), checked every 1024 cycles.
+    if ((s.cycle & 1023) === 1023 && Date.now() > deadline) {
+      limit = `the replay stopped at cycle ${s.cycle}: time limit of ${limits.timeoutMs! / 1000} s`;
+      message = limit;
+      break;
+    }
     const r = core.stepCycle(s);
     const issued = (
       r.kind === 'running' ? r.issued : r.kind === 'stop' ? (r.issued ?? []) : []
@@ -127,5 +138,14 @@ export function replayCore(machine: Machine, scenario: Scenario): CoreReplayRun 
     mismatches.push(
       `the core took the machine schedule [${scheduleOf(s).join(', ')}], the scenario says [${scenario.schedule.join(', ')}]`,
     );
-  return { config, cycles, verdict, property, message, counters: s.counters, mismatches };
+  return {
+    config,
+    cycles,
+    verdict,
+    property,
+    message,
+    counters: s.counters,
+    mismatches,
+    ...(limit ? { limit } : {}),
+  };
 }

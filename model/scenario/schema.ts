@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { VERDICTS } from '../explore/verdict.ts';
+import { SCENARIO_LIMITS as L } from './limits.ts';
 
 /**
  * The scenario file (DESIGN.md "Every random run is reproducible"): one JSON format for
@@ -17,9 +18,13 @@ const launchSchema = z
   .object({
     warpSize: int.min(1).max(32).optional(),
     warps: int.min(1).max(8).optional(),
-    memory: z.array(z.tuple([int, word])).optional(),
+    memory: z
+      .array(z.tuple([int, word]))
+      .max(L.launchItems)
+      .optional(),
     constants: z
       .array(z.object({ bank: int.min(0), offset: int.min(0), value: word }).strict())
+      .max(L.launchItems)
       .optional(),
     registers: z
       .array(
@@ -27,10 +32,11 @@ const launchSchema = z
           .object({
             reg: int.min(0).max(254),
             value: word,
-            threads: z.array(int.min(0)).optional(),
+            threads: z.array(int.min(0)).max(256).optional(),
           })
           .strict(),
       )
+      .max(L.launchItems)
       .optional(),
   })
   .strict();
@@ -59,7 +65,7 @@ export const scenarioSchema = z
     /** Where the example comes from: seed file and section. */
     source: z.string().optional(),
     program: z.union([
-      z.object({ text: z.string() }).strict(),
+      z.object({ text: z.string().max(L.programChars) }).strict(),
       z.object({ file: z.string() }).strict(),
     ]),
     entry: z.string().optional(),
@@ -78,7 +84,7 @@ export const scenarioSchema = z
     /** Loop widening (issue 16): turns after unknown branches before a lane forgets; default 0 (off). */
     widen: int.min(0).max(1000).optional(),
     /** Choice indices from the initial state. */
-    schedule: z.array(int.min(0)),
+    schedule: z.array(int.min(0)).max(L.scheduleSteps),
     /** For a livelock: the index in `schedule` where the cycle starts (a lasso). */
     loop: int.min(0).nullable().optional(),
     expect: z
@@ -90,7 +96,7 @@ export const scenarioSchema = z
         verdict: z.enum([...VERDICTS, 'incomplete'] as unknown as [string, ...string[]]),
         kind: z.enum(['blocked', 'livelock']).nullable().optional(),
         property: z.string().nullable().optional(),
-        states: z.array(expectedStateSchema).optional(),
+        states: z.array(expectedStateSchema).max(L.expectedStates).optional(),
       })
       .strict(),
     /**
@@ -104,18 +110,18 @@ export const scenarioSchema = z
         scoreboard: z.enum(['warp', 'mask', 'dual']).optional(),
         latencies: z
           .object({
-            alu: int.min(1).optional(),
-            sfu: int.min(1).optional(),
-            shared: int.min(1).optional(),
-            global: int.min(1).optional(),
+            alu: int.min(1).max(L.latency).optional(),
+            sfu: int.min(1).max(L.latency).optional(),
+            shared: int.min(1).max(L.latency).optional(),
+            global: int.min(1).max(L.latency).optional(),
           })
           .strict()
           .optional(),
-        issueWidth: int.min(1).optional(),
+        issueWidth: int.min(1).max(64).optional(),
         collector: z.enum(['none', 'in-order', 'out-of-order']).optional(),
         banks: int.min(1).max(64).optional(),
         units: int.min(1).max(64).optional(),
-        maxCycles: int.min(1).optional(),
+        maxCycles: int.min(1).max(L.coreCycles).optional(),
       })
       .strict()
       .optional(),

@@ -174,7 +174,12 @@ export function preservesLanes(
   }
   const out = compiled(k.text, compile);
   if (!out.ok) throw new Error(`the compile pass rejects a generated kernel: ${out.error}`);
-  const m = machineOfText(out.value.text, mechanism, options);
+  // Without the `refines-its` check: P8 is about per-lane semantics and termination, and under
+  // the settled BSYNC release (SEMANTICS §2, issue 14) the reference wakes a lane waiting at an
+  // outer BSYNC when a nested region re-arms the same register (the nvcc-style BMOV spill the
+  // nesting allocation emits), where Hanoi keeps it waiting until the outer region reconverges —
+  // a refinement departure that changes no lane's trace (docs/findings.md, seed 000 Fig. 5).
+  const m = machineOfText(out.value.text, mechanism, options, mechanism === 'its');
   const result = explore(m, budget);
   if (result.bound !== null) return { ok: 'skip', reason: `${mechanism}: ${result.bound} budget` };
   const setting = JSON.stringify(compile);
