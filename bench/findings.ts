@@ -22,8 +22,9 @@ import { kernelEntries } from '../model/scenario/kernels.ts';
 
 const SASS = fileURLToPath(new URL('../../shared/sass/', import.meta.url));
 const DOC = fileURLToPath(new URL('../docs/findings.md', import.meta.url));
-const BEGIN = '<!-- findings:table:begin (written by `npm run findings`; do not edit) -->';
-const END = '<!-- findings:table:end -->';
+const BEGIN = (w: number) =>
+  `<!-- findings:table:begin W=${w} (written by \`npm run findings -- --warp-size ${w}\`; do not edit) -->`;
+const END = (w: number) => `<!-- findings:table:end W=${w} -->`;
 const MECHANISMS = ['its', 'hanoi'] as const;
 
 interface Args {
@@ -71,10 +72,19 @@ interface Row {
 
 const short = (file: string) => file.replace(/\.sass$/, '');
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** The verdict's own finding rests on abstraction (`Finding.possible`, issue 16). */
+const possibleOf = (r: ExploreResult | { error: string }) =>
+  !('error' in r) &&
+  r.verdict !== 'terminates' &&
+  r.verdict !== 'bound-reached' &&
+  (r.findings.find((f) => f.verdict === r.verdict && f.kind === r.kind)?.possible ?? false);
 const verdictOf = (r: ExploreResult | { error: string }) =>
   'error' in r
     ? 'error'
     : r.verdict + (r.kind ? `/${r.kind}` : '') + (r.bound ? ` (${r.bound})` : '');
+/** A verdict other than unsupported or bound-reached (the bench target of issue 16). */
+const answered = (r: ExploreResult | { error: string }) =>
+  !('error' in r) && r.verdict !== 'unsupported' && r.verdict !== 'bound-reached';
 const statesOf = (r: ExploreResult | { error: string }) =>
   'error' in r ? '-' : r.states.toLocaleString('en-US');
 const messageOf = (r: ExploreResult | { error: string }) =>
@@ -126,7 +136,8 @@ function runAll(a: Args): { rows: Row[]; skipped: { file: string; flag: string }
           results[id] = { error: launch.error.join('; ') };
           continue;
         }
-        const m = machineFor(loaded.value, launch.value, id, {}, 'ascending', false);
+        // As `warpcheck explore` runs by default: lane symmetry and loop widening (issue 16).
+        const m = machineFor(loaded.value, launch.value, id, {}, 'ascending', false, true, true, 2);
         if (!m.ok) {
           results[id] = { error: m.error.join('; ') };
           continue;
@@ -135,6 +146,7 @@ function runAll(a: Args): { rows: Row[]; skipped: { file: string; flag: string }
           maxStates: a.maxStates,
           maxDepth: 100_000,
           timeoutMs: a.timeoutS * 1000,
+          maxMemoryMb: 8192,
         });
       }
       const row = { file: e.file, fn, rule, results };
@@ -152,14 +164,16 @@ function render(a: Args, rows: readonly Row[], skipped: readonly { file: string;
   const date = new Date().toISOString().slice(0, 10);
   out.push(
     `Regenerate: \`npm run findings\` (= \`node --import tsx bench/findings.ts\`; W = ${a.warpSize}, one warp, ` +
-      `abstract mode, default options, ${a.maxStates.toLocaleString('en-US')} states and ${a.timeoutS} s per run). ` +
+      `abstract mode, default options, lane symmetry and loop widening on as in \`explore\`, ${a.maxStates.toLocaleString('en-US')} states and ${a.timeoutS} s per run). ` +
       `Generated ${date}.`,
     '',
     'Kernel column: `entry` = marked `STO_CUDA_ENTRY` by nvdisasm; `exit` = a listing without those ' +
       'marks, every function that holds an EXIT; `all` = neither, every function.',
     '',
-    '| file | function | kernel | its | its states | hanoi | hanoi states | message |',
-    '| --- | --- | --- | --- | ---: | --- | ---: | --- |',
+    '`possible`: the verdict is reached only through a branch on an unknown value or a widened loop (real inputs may never take it).',
+    '',
+    '| file | function | kernel | its | possible | its states | hanoi | possible | hanoi states | message |',
+    '| --- | --- | --- | --- | --- | ---: | --- | --- | ---: | --- |',
   );
   for (const r of rows) {
     const its = r.results['its']!;
@@ -169,7 +183,7 @@ function render(a: Args, rows: readonly Row[], skipped: readonly { file: string;
       .map(([id, m]) => `${id}: ${m.length > 160 ? m.slice(0, 157) + '…' : m}`);
     out.push(
       `| ${cell(short(r.file))} | ${cell(r.fn.length > 40 ? r.fn.slice(0, 37) + '…' : r.fn)} | ${r.rule} | ` +
-        `${verdictOf(its)} | ${statesOf(its)} | ${verdictOf(hanoi)} | ${statesOf(hanoi)} | ${cell(msgs.join('; '))} |`,
+        `${verdictOf(its)} | ${possibleOf(its) ? 'possible' : ''} | ${statesOf(its)} | ${verdictOf(hanoi)} | ${possibleOf(hanoi) ? 'possible' : ''} | ${statesOf(hanoi)} | ${cell(msgs.join('; '))} |`,
     );
   }
   const tally = (id: string) => {
@@ -182,7 +196,8 @@ function render(a: Args, rows: readonly Row[], skipped: readonly { file: string;
   };
   out.push(
     '',
-    `Totals over ${rows.length} functions — its: ${tally('its')}; hanoi: ${tally('hanoi')}.`,
+    `Totals over ${rows.length} functions — its: ${tally('its')}; hanoi: ${tally('hanoi')}. ` +
+      `Rows with a verdict other than unsupported or bound-reached: ${rows.filter((r) => answered(r.results['its']!)).length + rows.filter((r) => answered(r.results['hanoi']!)).length} of ${rows.length * 2}.`,
     '',
     `Skipped (flagged in INDEX.json): ${skipped.map((s) => `\`${short(s.file)}\` (${s.flag})`).join(', ')}.`,
   );
@@ -197,11 +212,15 @@ if (!args.write) {
 } else {
   const doc = existsSync(DOC)
     ? readFileSync(DOC, 'utf8')
-    : `# Findings on real listings\n\n${BEGIN}\n${END}\n`;
-  const i = doc.indexOf(BEGIN);
-  const j = doc.indexOf(END);
-  if (i < 0 || j < i) throw new Error(`${DOC}: the table markers are missing`);
-  const text = doc.slice(0, i + BEGIN.length) + '\n\n' + table + '\n\n' + doc.slice(j);
+    : `# Findings on real listings\n`;
+  const begin = BEGIN(args.warpSize);
+  const end = END(args.warpSize);
+  const i = doc.indexOf(begin);
+  const j = doc.indexOf(end);
+  const text =
+    i < 0 || j < i
+      ? `${doc.trimEnd()}\n\n## W = ${args.warpSize}\n\n${begin}\n\n${table}\n\n${end}\n`
+      : doc.slice(0, i + begin.length) + '\n\n' + table + '\n\n' + doc.slice(j);
   // CI checks formatting: write the document as prettier would.
   const prettier = await import('prettier');
   const config = (await prettier.resolveConfig(DOC)) ?? {};
