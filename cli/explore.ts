@@ -16,7 +16,8 @@ import {
 import { writeExploreHtml, type ExploreHtmlKernel } from './html/explorePage.ts';
 import { EXIT } from './exitCodes.ts';
 import { failsOn, type FailOn } from './failOn.ts';
-import { prepareMachines, type PrepareArgs } from './prepare.ts';
+import { prepareMachines, scenarioNotListing, type PrepareArgs } from './prepare.ts';
+import { looksLikeScenario } from '../model/scenario/files.ts';
 import { savedSource } from './saveDir.ts';
 import { VERSION } from './version.ts';
 
@@ -77,6 +78,7 @@ function notRun(limit: number): ExploreResult {
 export function runExplore(a: ExploreArgs, io: Io): number {
   const text = readInput(io, a.file);
   if (text === null) return 2;
+  if (looksLikeScenario(text)) return scenarioNotListing(io, a.file);
   const first = loadProgram(text, a.file, {
     strict: a.strict,
     ...(a.entry ? { entry: a.entry } : {}),

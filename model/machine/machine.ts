@@ -40,6 +40,11 @@ export interface WarpState {
   readonly ref?: ItsState;
   /** Loop turns after unknown branches, when loop widening is on (`widening.ts`). */
   readonly loops?: LoopVisits;
+  /**
+   * Lanes that forgot their own number in a symbolic split (issue 16): their thread and lane
+   * ids read as unknown from then on, so they are no longer pinned by those reads.
+   */
+  readonly anonymous?: number;
 }
 
 /** A block of K warps sharing memory (SEMANTICS §1). Plain, immutable data. */
@@ -424,6 +429,7 @@ export function createMachine(spec: MachineSpec): Machine {
           data: p.data,
           ...(p.ref ? { ref: p.ref } : {}),
           ...(warp.loops ? { loops: warp.loops } : {}),
+          ...(warp.anonymous ? { anonymous: warp.anonymous } : {}),
         },
         memory: p.memory,
         stop: null,
@@ -604,6 +610,18 @@ export function createMachine(spec: MachineSpec): Machine {
           loops = w.visits;
           widened ||= w.widened;
         }
+        // Lanes that forgot their number read their ids as unknown (symbolic splits).
+        const anonymous = forgot ? forgot.anonymous : warp.anonymous;
+        if (anonymous && op.kind === 's2r' && idRead(pc)) {
+          const slot = ctx.layout.slot[op.dst] ?? -1;
+          const hit = (anonymous & issue.mask) >>> 0;
+          if (slot >= 0 && hit !== 0) {
+            const regs = data.regs.slice();
+            for (let m = hit; m !== 0; m &= m - 1)
+              regs[(31 - Math.clz32(m & -m)) * nSlots + slot] = UNKNOWN;
+            data = { ...data, regs };
+          }
+        }
         out.push({
           issue,
           group: g,
@@ -616,6 +634,7 @@ export function createMachine(spec: MachineSpec): Machine {
             data,
             ...(ref ? { ref } : {}),
             ...(loops ? { loops } : {}),
+            ...(anonymous ? { anonymous } : {}),
           },
           memory: r.memory,
           stop: null,
@@ -720,17 +739,31 @@ export function createMachine(spec: MachineSpec): Machine {
   const canon = new LaneCanon(W, spec.plantUnsoundSymmetry ? 'drop-lane-values' : 'none');
   // Lanes that may still read their own number (or name lanes by number) are pinned: SR_LANEID and
   // thread ids, VOTE's ballot, WARPSYNC and BMOV masks (laneCanon.ts).
+  // Reads of thread and lane ids (S2R) pin only lanes that have not forgotten their number in a
+  // symbolic split; the other readers (VOTE, WARPSYNC, BMOV masks) pin every lane.
+  const idRead = (pc: number) =>
+    ops[pc]!.kind === 's2r' && readsLaneNumber(ops[pc]!, policyAt[pc]!, full);
   const mayReadLane =
     symmetric && live
-      ? live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!, full))
+      ? live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!, full) && !idRead(pc))
       : null;
-  const pinnedOf = (ws: WarpState): number => {
-    if (!mayReadLane) return 0;
-    let pinned = 0;
+  const mayReadId = symmetric && live ? live.mayReach(idRead) : null;
+  /** Lanes pinned by a hard reader, and lanes pinned only by id reads. */
+  const pinsOf = (ws: WarpState): { hard: number; soft: number } => {
+    if (!mayReadLane || !mayReadId) return { hard: 0, soft: 0 };
+    let hard = 0;
+    let soft = 0;
     mech.lanePcs!(ws.mech, (pc, mask) => {
-      if (pc >= 0 && pc < n && mayReadLane[pc]) pinned |= mask;
+      if (pc < 0 || pc >= n) return;
+      if (mayReadLane[pc]) hard |= mask;
+      if (mayReadId[pc]) soft |= mask;
     });
-    return (pinned & ~ws.data.exited) >>> 0;
+    const live = ~ws.data.exited;
+    return { hard: (hard & live) >>> 0, soft: (soft & ~hard & live) >>> 0 };
+  };
+  const pinnedOf = (ws: WarpState): number => {
+    const { hard, soft } = pinsOf(ws);
+    return (hard | (soft & ~(ws.anonymous ?? 0))) >>> 0;
   };
 
   /** Writes warp `ws` into `out`: the mechanism, the reference, then the lanes' data. */
@@ -749,6 +782,7 @@ export function createMachine(spec: MachineSpec): Machine {
       for (let l = 0; l < W; l++) out.lane(l, ws.loops.counts[l]!);
       out.mask(ws.loops.flagged);
     }
+    if (symmetric) out.mask(ws.anonymous ?? 0);
     const regs = d.regs;
     if (reduced && canReduce) {
       // Only values some lane may still read (liveness.ts); which ones is a function of the
@@ -831,9 +865,12 @@ export function createMachine(spec: MachineSpec): Machine {
       preds[p] = (preds[p]! & ~m) >>> 0;
       unknown[p] = (unknown[p]! | m) >>> 0;
     }
-    if (!regs && !preds) return null;
+    // Lanes pinned only by reads of their own number forget it too (those reads give unknown).
+    const anonymous = ((ws.anonymous ?? 0) | (pinsOf(ws).soft & m)) >>> 0;
+    if (!regs && !preds && anonymous === (ws.anonymous ?? 0)) return null;
     return {
       ...ws,
+      ...(anonymous !== 0 ? { anonymous } : {}),
       data: {
         regs: regs ?? d.regs,
         preds: preds ?? d.preds,
