@@ -117,7 +117,18 @@ describe('listings with expect headers explore to the expected verdicts', () => 
       it(`${f} on ${mechanism}: ${verdict}`, () => {
         const launch = resolveLaunch(loaded.value.header);
         if (!launch.ok) throw new Error(launch.error.join());
-        const m = machineFor(loaded.value, launch.value, mechanism, {}, 'ascending');
+        // As `warpcheck explore` runs by default: lane symmetry and loop widening (issue 16).
+        const m = machineFor(
+          loaded.value,
+          launch.value,
+          mechanism,
+          {},
+          'ascending',
+          false,
+          true,
+          true,
+          2,
+        );
         if (!m.ok) throw new Error(m.error.join());
         const r = explore(m.value, { maxStates: 200_000, maxDepth: 10_000, timeoutMs: 30_000 });
         expect(r.kind ? `${r.verdict}/${r.kind}` : r.verdict).toBe(verdict);
