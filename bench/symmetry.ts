@@ -1,0 +1,101 @@
+/**
+ * `npm run bench:symmetry` (issue 16): the search with and without lane symmetry, side by side in
+ * one process, on
+ * - the spinlock (`scenarios/spinlock.sass`) on `its` at W = 2 … 32, one warp;
+ * - three unknown branches in a loop (`scenarios/unknown-branches.sass`) on `simt-stack` and
+ *   `hanoi` at W = 4, 8, 16, 32;
+ * and writes the table into `bench/RESULTS.md` between its markers (`--no-write`: print only).
+ * Budgets per row: 30 s and 2,000,000 states (`--timeout S`). The real listings' rows (the other
+ * bench of issue 16) are `npm run findings -- --warp-size 32` and `-- --warp-size 4`, which write
+ * `docs/findings.md`.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { explore } from '../model/explore/exhaustive.ts';
+import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
+import { machineFor } from '../model/scenario/session.ts';
+import { writeFormatted } from './cli.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RESULTS = ROOT + 'bench/RESULTS.md';
+const BEGIN = '<!-- symmetry:begin (written by `npm run bench:symmetry`; do not edit) -->';
+const END = '<!-- symmetry:end -->';
+
+const argv = process.argv.slice(2);
+const write = !argv.includes('--no-write');
+const timeoutS = Number(argv[argv.indexOf('--timeout') + 1] ?? 30) || 30;
+
+interface Case {
+  readonly file: string;
+  readonly mechanism: string;
+  readonly warpSizes: readonly number[];
+}
+const CASES: readonly Case[] = [
+  { file: 'scenarios/spinlock.sass', mechanism: 'its', warpSizes: [2, 4, 8, 16, 32] },
+  { file: 'scenarios/unknown-branches.sass', mechanism: 'simt-stack', warpSizes: [4, 8, 16, 32] },
+  { file: 'scenarios/unknown-branches.sass', mechanism: 'hanoi', warpSizes: [4, 8, 16, 32] },
+];
+
+function run(c: Case, w: number, symmetric: boolean) {
+  const text = readFileSync(ROOT + c.file, 'utf8');
+  const loaded = loadProgram(text, c.file);
+  if (!loaded.ok) throw new Error(loaded.error[0]!.message);
+  const launch = resolveLaunch(loaded.value.header, { warpSize: w });
+  if (!launch.ok) throw new Error(launch.error.join());
+  const m = machineFor(
+    loaded.value,
+    launch.value,
+    c.mechanism,
+    {},
+    'ascending',
+    false,
+    true,
+    symmetric,
+    2,
+  );
+  if (!m.ok) throw new Error(m.error.join());
+  const t0 = process.cpuUsage();
+  const r = explore(m.value, {
+    maxStates: 2_000_000,
+    maxDepth: 100_000,
+    timeoutMs: timeoutS * 1000,
+  });
+  const cpu = process.cpuUsage(t0);
+  const verdict = r.verdict + (r.kind ? `/${r.kind}` : '') + (r.bound ? ` (${r.bound})` : '');
+  return { verdict, states: r.states, cpuS: (cpu.user + cpu.system) / 1e6 };
+}
+
+const lines: string[] = [];
+lines.push(
+  `- date: ${new Date().toISOString()}; machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')}`,
+  `- budgets per row: ${timeoutS} s, 2,000,000 states; CPU seconds of this process (user + system) per search`,
+  '',
+  '| listing | mechanism | W | plain verdict | plain states | plain CPU s | symmetric verdict | symmetric states | symmetric CPU s |',
+  '| --- | --- | ---: | --- | ---: | ---: | --- | ---: | ---: |',
+);
+for (const c of CASES)
+  for (const w of c.warpSizes) {
+    const plain = run(c, w, false);
+    const sym = run(c, w, true);
+    const row = `| \`${c.file.replace('scenarios/', '')}\` | ${c.mechanism} | ${w} | ${plain.verdict} | ${plain.states.toLocaleString('en-US')} | ${plain.cpuS.toFixed(2)} | ${sym.verdict} | ${sym.states.toLocaleString('en-US')} | ${sym.cpuS.toFixed(2)} |`;
+    lines.push(row);
+    process.stderr.write(row + '\n');
+  }
+const table = lines.join('\n');
+if (!write) console.log(table);
+else {
+  const doc = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
+  const i = doc.indexOf(BEGIN);
+  const j = doc.indexOf(END);
+  const section = `${BEGIN}\n\n${table}\n\n${END}`;
+  const text =
+    i < 0 || j < i
+      ? `${doc.trimEnd()}\n\n## Lane symmetry (issue 16)\n\n${section}\n`
+      : doc.slice(0, i) + section + doc.slice(j + END.length);
+  await writeFormatted(RESULTS, text);
+  console.log(`wrote ${RESULTS}`);
+}
