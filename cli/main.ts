@@ -159,6 +159,17 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option('--no-save', 'do not save failing runs')
     .option(
+      '--random <N>',
+      'instead of the exhaustive search, N random fair schedules (for what stays too big); findings are shrunk; no finding is never `terminates`',
+      positiveInt('--random'),
+    )
+    .option(
+      '--seed <S>',
+      'seed of --random (default: from the clock, printed)',
+      nonNegativeInt('--seed'),
+    )
+    .option('--depth <D>', 'steps per random run', positiveInt('--depth'), 10_000)
+    .option(
       '--fail-on <list>',
       `exit 1 when some mechanism reaches one of these verdicts (for CI): ${FAIL_ON_CLASSES.join(', ')}`,
       failOnList,
@@ -203,6 +214,15 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           timeLimit: o['timeLimit'] as number,
           maxMemory: o['maxMemory'] as number,
           laneSymmetry: o['symmetry'] !== false,
+          ...(o['random'] !== undefined
+            ? {
+                random: {
+                  runs: o['random'] as number,
+                  seed: (o['seed'] as number | undefined) ?? Date.now() % 2 ** 31,
+                  depth: o['depth'] as number,
+                },
+              }
+            : {}),
           widen: o['widen'] as number,
           save: o['save'] === false ? false : (o['save'] as string),
           json: o['json'] as boolean,

@@ -37,7 +37,7 @@ export interface ExploreResult {
   readonly depth: number;
   readonly timeMs: number;
   /** The budget that ran out, if any. */
-  readonly bound: 'states' | 'depth' | 'time' | 'branching' | 'memory' | null;
+  readonly bound: 'states' | 'depth' | 'time' | 'branching' | 'memory' | 'random' | null;
   /** The search ran with lane symmetry (its machine's `symmetric`): schedules replay only so. */
   readonly laneSymmetry: boolean;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
