@@ -199,7 +199,9 @@ function compileChecked(
         nextId,
       );
       if (!a.ok && base[fi]! > 0) {
-        notes.push(`${f.graph.fn.name}: regions dropped: called from inside a region: ${a.message}`);
+        notes.push(
+          `${f.graph.fn.name}: regions dropped: called from inside a region: ${a.message}`,
+        );
         f.regions = [];
         plans[fi] = { graph: f.graph, placed: [], yields: f.yields };
         continue;

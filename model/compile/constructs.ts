@@ -57,7 +57,8 @@ export function layoutLoops(g: FnGraph): LayoutLoop[] | null {
   for (const a of loops) {
     for (const b of loops) {
       const nested =
-        (a.header >= b.header && a.latch <= b.latch) || (b.header >= a.header && b.latch <= a.latch);
+        (a.header >= b.header && a.latch <= b.latch) ||
+        (b.header >= a.header && b.latch <= a.latch);
       const disjoint = a.latch < b.header || b.latch < a.header;
       if (!nested && !disjoint) return null;
     }
@@ -79,7 +80,13 @@ function divergent(g: FnGraph, pc: number): boolean {
 }
 
 /** PCs reachable from `from` inside `[lo, hi)` without entering `stop`. */
-function reachIn(g: FnGraph, from: readonly number[], stop: number, lo: number, hi: number): Set<number> {
+function reachIn(
+  g: FnGraph,
+  from: readonly number[],
+  stop: number,
+  lo: number,
+  hi: number,
+): Set<number> {
   const seen = new Set<number>();
   const work = [...from];
   while (work.length > 0) {
@@ -101,6 +108,15 @@ export function constructs(g: FnGraph): { constructs: Construct[]; notes: string
     loops
       .filter((l) => l.header <= pc && pc <= l.latch)
       .sort((a, b) => a.latch - a.header - (b.latch - b.header) || b.header - a.header)[0] ?? null;
+  /**
+   * Structured escapes from `u`: a break to the merge of a loop holding `u`, or a continue to a
+   * later point of such a loop (EXIT and RET go to the virtual exit). Any other jump out of a
+   * construct is a goto: the layout is not structured.
+   */
+  const escapeOk = (u: number, v: number): boolean =>
+    loops.some(
+      (l) => l.header <= u && u <= l.latch && (v === l.latch + 1 || (v > u && v <= l.latch)),
+    );
   // If/switch constructs, outermost first (layout order), each bounded by the enclosing one.
   const open: { join: number; from: number }[] = [];
   for (let p = g.fn.start; p < g.fn.end; p++) {
@@ -115,7 +131,10 @@ export function constructs(g: FnGraph): { constructs: Construct[]; notes: string
     // Loop control (an exit or a back edge) is served by the loop's own region.
     if (targets.some((t) => t <= p || (loop !== null && t > loop.latch))) continue;
     // Beyond the enclosing construct: an escape (a conditional break/continue), no region.
-    if (targets.some((t) => t > bound)) continue;
+    if (targets.some((t) => t > bound)) {
+      if (targets.some((t) => t > bound && !escapeOk(p, t))) return null;
+      continue;
+    }
     let join: number | null;
     if (c.kind === 'branch') {
       const t = targets[0]!;
@@ -147,6 +166,10 @@ export function constructs(g: FnGraph): { constructs: Construct[]; notes: string
       p + 1,
       join,
     );
+    for (const u of body)
+      for (const e of edgesFrom(g, u))
+        if (e.to !== EXIT_NODE && e.to !== join && !body.has(e.to) && !escapeOk(u, e.to))
+          return null;
     open.push({ join, from: p });
     out.push({ kind: 'construct', entry: p, join, body, branches: [p], loop });
   }

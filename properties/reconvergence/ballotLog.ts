@@ -18,7 +18,8 @@ export type LaneLog = readonly number[];
 /** The logs of `threads` threads read from a final memory. */
 export function ballotLogs(memory: Memory, threads: number): LaneLog[] {
   const words = new Map<number, number>();
-  for (let i = 0; i + 1 < memory.cells.length; i += 2) words.set(memory.cells[i]!, memory.cells[i + 1]!);
+  for (let i = 0; i + 1 < memory.cells.length; i += 2)
+    words.set(memory.cells[i]!, memory.cells[i + 1]!);
   return Array.from({ length: threads }, (_, t) => {
     const out: number[] = [];
     for (let i = 0; i < LOG_STRIDE; i++) {
