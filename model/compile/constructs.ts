@@ -173,6 +173,19 @@ export function constructs(g: FnGraph): { constructs: Construct[]; notes: string
     open.push({ join, from: p });
     out.push({ kind: 'construct', entry: p, join, body, branches: [p], loop });
   }
+  // Calls: the lanes that call together run on together after the return, however the callee
+  // diverged and returned (BSSY before the CALL, BSYNC where it returns; the callee's own
+  // regions take registers above this one, `compileTuring.ts`).
+  for (let pc = g.fn.start; pc + 1 < g.fn.end; pc++)
+    if (g.reachable.has(pc) && controlOf(g.program, pc).kind === 'call')
+      out.push({
+        kind: 'construct',
+        entry: pc,
+        join: pc + 1,
+        body: new Set(),
+        branches: [pc],
+        loop: innermost(pc),
+      });
   // Loops holding divergence: BSSY before the header (once), BSYNC at the merge.
   for (const l of loops) {
     const merge = l.latch + 1;

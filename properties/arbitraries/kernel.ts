@@ -28,6 +28,8 @@ import type { Machine, MachineState } from '../../model/machine/machine.ts';
  * | `memory-race` | a plain load and store of one word by different threads without synchronisation |
  * | `irreducible` | a cycle with two or more entries |
  * | `multi-warp` | more than one warp in the block |
+ * | `loop-escape` | a break or continue inside an if or switch (P9 ballot programs, issue 11) |
+ * | `exit-escape` | a return inside an if, switch or loop (P9 ballot programs, issue 11) |
  */
 export type KernelClass =
   | 'spin'
@@ -46,7 +48,9 @@ export type KernelClass =
   | 'atomics'
   | 'memory-race'
   | 'irreducible'
-  | 'multi-warp';
+  | 'multi-warp'
+  | 'loop-escape'
+  | 'exit-escape';
 
 /** Every class, in a fixed order (for reports and distributions). */
 export const KERNEL_CLASSES: readonly KernelClass[] = [
@@ -67,6 +71,8 @@ export const KERNEL_CLASSES: readonly KernelClass[] = [
   'memory-race',
   'irreducible',
   'multi-warp',
+  'loop-escape',
+  'exit-escape',
 ];
 
 /** A generated kernel, ready for `machineOf(text, mechanism)`. */
