@@ -10,11 +10,30 @@
 import type { BallotProgram, Block, Cond, Stmt } from './program.ts';
 import { STORE_TAG } from './ballotLog.ts';
 
+/** The comment line that carries the structured program in a lowered listing. */
+export const PROGRAM_TAG = '// p9-program:';
+
+/** The structured program a lowered listing carries, or null. */
+export function ballotProgramOf(text: string): BallotProgram | null {
+  const line = text.split('\n').find((l) => l.startsWith(PROGRAM_TAG));
+  if (line === undefined) return null;
+  try {
+    return JSON.parse(line.slice(PROGRAM_TAG.length)) as BallotProgram;
+  } catch {
+    return null;
+  }
+}
+
 const hex = (n: number): string => `0x${(n >>> 0).toString(16)}`;
 
 /** The listing of `p`, with its `// @warpcheck` header. */
 export function lowerBallotProgram(p: BallotProgram): string {
-  const out: string[] = [`// @warpcheck warp-size=${p.warpSize} warps=1`];
+  const out: string[] = [
+    // The structured program rides along, so a saved counterexample can be checked again from
+    // its listing alone (scenarios.test.ts re-runs the law on it).
+    `${PROGRAM_TAG} ${JSON.stringify(p)}`,
+    `// @warpcheck warp-size=${p.warpSize} warps=1`,
+  ];
   let label = 0;
   const fresh = (what: string): string => `.L_${what}${label++}`;
   const log = (value: string): string[] => [
