@@ -38,7 +38,8 @@ export const maximalReconvergence: Law = {
     let text = kernel.text;
     if (mechanism === 'its') {
       const m = machineOfText(text, 'its', o.options, false);
-      const r = reachesLog(m, want, o.budget.maxStates);
+      // At most 3 s per program: a search cut short is a skip, counted in the campaign.
+      const r = reachesLog(m, want, o.budget.maxStates, Math.min(o.budget.timeoutMs, 3000));
       if (r.found) return { ok: true };
       if (!r.exhausted) return { ok: 'skip', reason: `its: ${r.states} states searched` };
       return {
