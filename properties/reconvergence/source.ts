@@ -44,7 +44,7 @@ export function ballotClasses(p: BallotProgram): Set<KernelClass> {
 /** Ballot programs at the given warp sizes, as kernels for the law registry. */
 export function ballotKernel(
   warpSizes: readonly number[],
-  size = 3,
+  size = 4,
 ): fc.Arbitrary<GeneratedKernel> {
   return ballotProgram(warpSizes, size).map((program) => ({
     text: lowerBallotProgram(program),
