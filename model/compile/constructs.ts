@@ -19,6 +19,7 @@
  * header) gets null: `regions.ts` then falls back to IPDOM placement.
  */
 import { controlOf } from '../isa/control.ts';
+import type { Program } from '../isa/program.ts';
 import { EXIT_NODE, edgesFrom, type FnGraph } from './graph.ts';
 
 /** A loop of the layout: a backward edge `latch → header`. */
@@ -77,6 +78,24 @@ function divergent(g: FnGraph, pc: number): boolean {
   const uniform = ins.modifiers.includes('DIV') || ins.modifiers.includes('CONV');
   if (c.kind === 'branch') return c.conditional && !uniform;
   return c.kind === 'indirect' && !c.unknownTargets && c.targets.length > 1;
+}
+
+/**
+ * The function at `target` (or one it calls) has a conditional branch, BRX or conditional
+ * RET/EXIT: its lanes may come back at different times.
+ */
+function calleeMayDiverge(program: Program, target: number, seen: Set<number>): boolean {
+  const fi = program.functions.findIndex((f) => target >= f.start && target < f.end);
+  if (fi === -1 || seen.has(fi)) return false;
+  seen.add(fi);
+  const fn = program.functions[fi]!;
+  for (let pc = fn.start; pc < fn.end; pc++) {
+    const c = controlOf(program, pc);
+    if (c.kind === 'call' && c.targets.some((t) => calleeMayDiverge(program, t, seen))) return true;
+    if (c.kind !== 'none' && c.kind !== 'call' && c.conditional) return true;
+    if (c.kind === 'indirect') return true;
+  }
+  return false;
 }
 
 /** PCs reachable from `from` inside `[lo, hi)` without entering `stop`. */
@@ -177,7 +196,11 @@ export function constructs(g: FnGraph): { constructs: Construct[]; notes: string
   // diverged and returned (BSSY before the CALL, BSYNC where it returns; the callee's own
   // regions take registers above this one, `compileTuring.ts`).
   for (let pc = g.fn.start; pc + 1 < g.fn.end; pc++)
-    if (g.reachable.has(pc) && controlOf(g.program, pc).kind === 'call')
+    if (
+      g.reachable.has(pc) &&
+      controlOf(g.program, pc).kind === 'call' &&
+      controlOf(g.program, pc).targets.some((t) => calleeMayDiverge(g.program, t, new Set()))
+    )
       out.push({
         kind: 'construct',
         entry: pc,
