@@ -48,8 +48,9 @@ const isUnconditionalBra = (g: FnGraph, pc: number): number | null => {
 /** Layout loops, innermost last among equals; null when they cross or have a side entry. */
 export function layoutLoops(g: FnGraph): LayoutLoop[] | null {
   const loops: LayoutLoop[] = [];
+  // Unreachable back edges count too: a loop whose every iteration breaks is still a loop
+  // construct (its latch is dead code, its merge is where the breaks go).
   for (let pc = g.fn.start; pc < g.fn.end; pc++) {
-    if (!g.reachable.has(pc)) continue;
     for (const e of edgesFrom(g, pc))
       if (e.kind === 'taken' && e.to !== EXIT_NODE && e.to <= pc)
         if (!loops.some((l) => l.header === e.to && l.latch === pc))
