@@ -122,6 +122,50 @@ const CASES: { name: string; program: BallotProgram; expected: number[][] }[] = 
     },
     expected: logs('', 's7 0xe', '0xe', '0xe'),
   },
+  {
+    // Found by the 10,000-program P9 campaign on hanoi (seed 20261124, run 2276, shrunk): every
+    // iteration ends in break, so the loop's back edge is dead code; the pass did not see the
+    // loop and fell back to IPDOM placement. By hand: the mask-0 if never breaks, the uniform
+    // false if is skipped, so all four lanes run the three ballots together.
+    name: 'every-iteration-breaks',
+    program: {
+      warpSize: 4,
+      main: [
+        {
+          kind: 'loop',
+          trip: { kind: 'uniform', n: 1 },
+          continueBallot: false,
+          body: [
+            {
+              kind: 'if',
+              cond: { kind: 'elect' },
+              then: [
+                {
+                  kind: 'if',
+                  cond: { kind: 'mask', mask: 0 },
+                  then: [{ kind: 'break' }],
+                  else: [],
+                },
+              ],
+              else: [],
+            },
+            { kind: 'ballot' },
+            {
+              kind: 'if',
+              cond: { kind: 'uniform', value: false },
+              then: [{ kind: 'if', cond: { kind: 'elect' }, then: [{ kind: 'return' }], else: [] }],
+              else: [],
+            },
+            { kind: 'ballot' },
+            { kind: 'break' },
+          ],
+        },
+        { kind: 'ballot' },
+      ],
+      functions: [],
+    },
+    expected: logs('0xf 0xf 0xf', '0xf 0xf 0xf', '0xf 0xf 0xf', '0xf 0xf 0xf'),
+  },
 ];
 
 const logOf = (text: string, mechanism: string, w: number): LaneLog[] => {
