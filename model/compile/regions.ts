@@ -340,16 +340,30 @@ const subset = (a: ReadonlySet<number>, b: ReadonlySet<number>): boolean =>
 /**
  * Keeps the regions that nest: IPDOM and loop regions first, larger first, then early regions.
  * A region inside an accepted one must join inside it or at its join; at its join it adds nothing
- * (the outer BSYNC already reunites those lanes) and is dropped.
+ * (the outer BSYNC already reunites those lanes) and is dropped — and a later region enclosing
+ * accepted ones that join at its own join replaces them.
  */
 function laminar(g: FnGraph, cands: readonly Region[], notes: string[]): Region[] {
   const rank = (r: Region): number => (r.kind === 'early' ? 1 : 0);
   const ordered = [...cands].sort(
     (a, b) => rank(a) - rank(b) || extent(b).size - extent(a).size || a.entry - b.entry,
   );
-  const accepted: Region[] = [];
+  let accepted: Region[] = [];
   for (const r of ordered) {
     const er = extent(r);
+    // An enclosing region joining where an accepted inner one does replaces it (issue 11,
+    // `hanoi-early-region-dropped`): its BSYNC reunites the inner lanes and the outer paths too,
+    // while the inner one's reunites only the inner lanes — if it fits with the others.
+    const same = accepted.filter(
+      (a) => a.join === r.join && subset(extent(a), er) && extent(a).size < er.size,
+    );
+    if (same.length > 0) {
+      const rest = accepted.filter((a) => !same.includes(a));
+      if (laminar(g, [...rest, r], []).length === rest.length + 1) {
+        accepted = [...rest, r];
+        continue;
+      }
+    }
     let why: string | null = null;
     for (const a of accepted) {
       const ea = extent(a);
