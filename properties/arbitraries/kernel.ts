@@ -52,7 +52,7 @@ export type KernelClass =
   | 'loop-escape'
   | 'exit-escape';
 
-/** Every class, in a fixed order (for reports and distributions). */
+/** Every class of the kernel generators, in a fixed order (for reports and distributions). */
 export const KERNEL_CLASSES: readonly KernelClass[] = [
   'spin',
   'lock-in-if',
@@ -71,8 +71,8 @@ export const KERNEL_CLASSES: readonly KernelClass[] = [
   'memory-race',
   'irreducible',
   'multi-warp',
-  'loop-escape',
-  'exit-escape',
+  // `loop-escape` and `exit-escape` are the P9 ballot programs' (properties/reconvergence/),
+  // which the kernel generators here never produce.
 ];
 
 /** A generated kernel, ready for `machineOf(text, mechanism)`. */
