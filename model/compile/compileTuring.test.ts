@@ -485,4 +485,33 @@ TAIL:   EXIT ;`);
       17,
     ]);
   });
+
+  it('a switch whose last case is empty joins at that case (the end itself)', () => {
+    // Found by P7 on hanoi (seed 20261122, run 542, after the issue-11 construct placement): the
+    // generator's switch ends `L0: BRA L1; L1:` — the last case is empty, so its label is the
+    // switch's end and case 0's `BRA L1` jumps there. By hand: the BRX's construct joins at L1
+    // (pc 8); without that region the lanes reach the flag wait below one group at a time.
+    const { program } = parse(`// @warpcheck warp-size=2 warps=1
+        S2R R1, SR_TID.X ;
+        MOV R3, 0x1 ;
+        LDS R8, [R1+0x400] ;
+        MOV R6, L0 ;
+        ISETP.EQ.AND P0, PT, R8, 0x1, PT ;
+   @P0  MOV R6, L1 ;
+        BRX R6 (*"BRANCH_TARGETS L0,L1"*) ;
+L0:     BRA L1 ;
+L1:     ISETP.NE.AND P0, PT, R1, 0x0, PT ;
+   @P0  BRA SPIN ;
+        MOV R30, 0x180 ;
+        STS [R30], R3 ;
+        BRA DONE ;
+SPIN:   MOV R30, 0x180 ;
+WAIT:   LDS R7, [R30] ;
+        ISETP.EQ.AND P0, PT, R7, RZ, PT ;
+   @P0  BRA WAIT ;
+DONE:   EXIT ;`);
+    const r = compileTuring(program, {});
+    if (!r.ok) return expect.fail(r.error.map(formatDiagnostic).join('\n'));
+    expect(r.value.regions.map((x) => [x.branches[0], x.join])).toContainEqual([6, 8]);
+  });
 });

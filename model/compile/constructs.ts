@@ -167,13 +167,20 @@ export function constructs(g: FnGraph): { constructs: Construct[]; notes: string
       };
       join = e !== null && e > t && e <= bound && !intoElse() ? e : t;
     } else {
-      // BRX: the case bodies end in `BRA end` (the last one falls through to it).
+      // BRX: the case bodies end in `BRA end` (the last one falls through to it, and is the end
+      // itself when empty); failing that, the IPDOM when it lies inside the enclosing construct.
       const sorted = [...new Set(targets)].sort((a, b) => a - b);
       const ends = sorted
         .slice(1)
         .map((t) => isUnconditionalBra(g, t - 1))
-        .filter((e): e is number => e !== null && e > sorted[sorted.length - 1]! && e <= bound);
-      join = ends.length > 0 ? Math.max(...ends) : null;
+        .filter((e): e is number => e !== null && e >= sorted[sorted.length - 1]! && e <= bound);
+      const q = g.ipdom(p);
+      join =
+        ends.length > 0
+          ? Math.max(...ends)
+          : q !== null && q !== EXIT_NODE && q > p && q <= bound
+            ? q
+            : null;
       if (join === null) {
         notes.push(`${g.fn.name}: BRX at pc ${p}: no common end of its cases; no region`);
         continue;
