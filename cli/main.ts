@@ -492,7 +492,8 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     .command('check')
     .description(
       'property campaigns: generate kernels with fast-check, check each law (P1 termination … P8 ' +
-        'compile preserves semantics) on each mechanism, shrink what fails and save it as a scenario',
+        'compile preserves semantics, P9 maximal reconvergence) on each mechanism, shrink what fails ' +
+        'and save it as a scenario',
     )
     .option(
       '-p, --property <list>',

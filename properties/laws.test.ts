@@ -26,6 +26,7 @@ const RUNS: Readonly<Record<string, number>> = {
   'trace-equivalence': 60,
   'priority-independence': 30,
   'compile-preserves': 60,
+  'maximal-reconvergence': 200,
 };
 /** Where a declared failure is rare, enough runs that it shows (else "did not occur" fails). */
 const RUNS_FOR: Readonly<Record<string, number>> = { 'trace-equivalence/hanoi': 150 };

@@ -396,4 +396,122 @@ J:      EXIT ;`;
       'kernel: 3 reconvergence regions need 3 B registers with --allocation distinct, budget 2',
     ]);
   });
+
+  it('IPDOM fallback (unstructured code): a branch to an unconditional early EXIT is exit-relaxed', () => {
+    // Issue 11 (`hanoi-exit-not-relaxed`): `@P1 BRA OUT; … OUT: EXIT` — the lanes going to OUT
+    // exit, so they impose nothing on the reconvergence point; the goto `@P3 BRA TAIL` out of the
+    // if makes the layout unstructured, so the pass falls back to IPDOM placement. By hand: the
+    // exit-relaxed IPDOM of the first branch is its fall-through (every other way on ends in the
+    // early EXIT), so it gets a region (before the fix: "no reconvergence point").
+    const { program } = parse(`// @warpcheck warp-size=4 warps=1
+        S2R R0, SR_LANEID ;
+        ISETP.EQ.AND P1, PT, R0, 0x2, PT ;
+        ISETP.EQ.AND P2, PT, R0, 0x1, PT ;
+        ISETP.EQ.AND P3, PT, R0, 0x3, PT ;
+   @P1  BRA OUT ;
+   @P2  BRA MID ;
+        BRA JOIN ;
+MID: @P3 BRA TAIL ;
+        MOV R5, 0x1 ;
+        BRA JOIN ;
+OUT:    EXIT ;
+JOIN:   MOV R4, 0x1 ;
+TAIL:   EXIT ;`);
+    const r = compileTuring(program, {});
+    if (!r.ok) return expect.fail(r.error.map(formatDiagnostic).join('\n'));
+    expect(r.value.notes.filter((n) => n.includes('no reconvergence point'))).toEqual([]);
+    expect(r.value.regions.map((x) => [x.kind, x.branches[0], x.join])).toContainEqual([
+      'ipdom',
+      4,
+      5,
+    ]);
+  });
+
+  it('IPDOM fallback: an early region enclosing one that joins at the same point replaces it', () => {
+    // Issue 11 (`hanoi-early-region-dropped`, its listing): the early region of the outer if
+    // (branch at pc 9, join at its target, pc 17) encloses the inner if's IPDOM region joining
+    // there too; the inner BSYNC would reunite only the inner lanes, the outer one all of them,
+    // so the outer is kept. Dead code with two crossing loops at the end makes the layout
+    // unstructured, so the pass takes the IPDOM fallback.
+    const { program } = parse(`// @warpcheck warp-size=8 warps=1
+	Function : main
+        S2R R0, SR_LANEID ;
+        MOV R2, 0x1 ;
+        SHF.L.U32 R2, R2, R0, RZ ;
+        IADD3 R3, R2, -0x1, RZ ;
+        SHF.L.U32 R1, R0, 0xc, RZ ;
+        IADD3 R1, R1, 0x10000, RZ ;
+        MOV R10, RZ ;
+.L_head0:
+        LOP3.LUT R7, R2, 0x42844428, RZ, 0xc0, !PT ;
+        ISETP.EQ.AND P0, PT, R7, RZ, PT ;
+   @P0  BRA \`(.L_endif3) ;
+        LOP3.LUT R7, R2, 0xb3c3941a, RZ, 0xc0, !PT ;
+        ISETP.EQ.AND P0, PT, R7, RZ, PT ;
+   @P0  BRA \`(.L_else5) ;
+        BRA \`(.L_exit2) ;
+.L_else5:
+        LOP3.LUT R7, R2, 0x42844428, RZ, 0xc0, !PT ;
+        ISETP.EQ.AND P0, PT, R7, RZ, PT ;
+   @P0  BRA \`(.L_endif6) ;
+.L_endif6:
+.L_endif3:
+        VOTE.ANY R7, PT, PT ;
+        LOP3.LUT R7, R7, R3, RZ, 0xc0, !PT ;
+        ISETP.NE.AND P0, PT, R7, RZ, PT ;
+   @P0  BRA \`(.L_endelect7) ;
+        BRA \`(.L_exit2) ;
+.L_endelect7:
+        IADD3 R10, R10, 0x1, RZ ;
+        VOTE.ANY R4, PT, PT ;
+        STS [R1], R4 ;
+        IADD3 R1, R1, 0x1, RZ ;
+        BRA \`(.L_head0) ;
+.L_exit2:
+        EXIT ;
+.L_da:
+        NOP ;
+.L_db:
+        NOP ;
+        BRA \`(.L_da) ;
+        BRA \`(.L_db) ;
+`);
+    const r = compileTuring(program, {});
+    if (!r.ok) return expect.fail(r.error.map(formatDiagnostic).join('\n'));
+    expect(r.value.notes.filter((n) => n.includes('encloses a region'))).toEqual([]);
+    expect(r.value.regions.map((x) => [x.kind, x.branches[0], x.join])).toContainEqual([
+      'early',
+      9,
+      17,
+    ]);
+  });
+
+  it('a switch whose last case is empty joins at that case (the end itself)', () => {
+    // Found by P7 on hanoi (seed 20261122, run 542, after the issue-11 construct placement): the
+    // generator's switch ends `L0: BRA L1; L1:` — the last case is empty, so its label is the
+    // switch's end and case 0's `BRA L1` jumps there. By hand: the BRX's construct joins at L1
+    // (pc 8); without that region the lanes reach the flag wait below one group at a time.
+    const { program } = parse(`// @warpcheck warp-size=2 warps=1
+        S2R R1, SR_TID.X ;
+        MOV R3, 0x1 ;
+        LDS R8, [R1+0x400] ;
+        MOV R6, L0 ;
+        ISETP.EQ.AND P0, PT, R8, 0x1, PT ;
+   @P0  MOV R6, L1 ;
+        BRX R6 (*"BRANCH_TARGETS L0,L1"*) ;
+L0:     BRA L1 ;
+L1:     ISETP.NE.AND P0, PT, R1, 0x0, PT ;
+   @P0  BRA SPIN ;
+        MOV R30, 0x180 ;
+        STS [R30], R3 ;
+        BRA DONE ;
+SPIN:   MOV R30, 0x180 ;
+WAIT:   LDS R7, [R30] ;
+        ISETP.EQ.AND P0, PT, R7, RZ, PT ;
+   @P0  BRA WAIT ;
+DONE:   EXIT ;`);
+    const r = compileTuring(program, {});
+    if (!r.ok) return expect.fail(r.error.map(formatDiagnostic).join('\n'));
+    expect(r.value.regions.map((x) => [x.branches[0], x.join])).toContainEqual([6, 8]);
+  });
 });

@@ -13,7 +13,7 @@ import { allocate, depths, rootsOf, type Allocation, type Placed } from './alloc
 import { emit, type FunctionPlan } from './emit.ts';
 import { controlOf } from '../isa/control.ts';
 import { edgesFrom, functionGraph, type FnGraph as FnGraphLike } from './graph.ts';
-import { findRegions, type Region } from './regions.ts';
+import { findRegions, inRegion, type Region } from './regions.ts';
 
 export interface TuringOptions {
   /** B registers available (1..16, default 16, seed 000 §IX-A sizes Hanoi's at 16). */
@@ -135,12 +135,24 @@ function compileChecked(
     notes.push(...r.notes);
     return { graph, regions: [...r.regions], yields: r.yields };
   });
-  dropRegionsAcrossCalls(program, found, notes);
+  const calls = dropRegionsAcrossCalls(program, found, notes);
   // Drop conflicting regions until the layout is consistent (each round drops at least one).
   for (;;) {
     const plans: FunctionPlan[] = [];
     let nextId = 0;
-    for (const f of found) {
+    // Call-aware allocation (issue 11): a function called from inside a region takes B registers
+    // above every register live at its call sites (callers first), so it keeps its own regions and
+    // never touches a caller's; without room (or needing spills there) it arms none, as before.
+    const base = found.map(() => 0);
+    for (const fi of calls.order) {
+      const f = found[fi]!;
+      const registers = o.registers - base[fi]!;
+      if (base[fi]! > 0 && f.regions.length > 0 && (registers < 1 || calls.recursive[fi])) {
+        notes.push(
+          `${f.graph.fn.name}: regions dropped: called from inside a region ${calls.recursive[fi] ? 'and recursive' : `with every B register live (budget ${o.registers})`}`,
+        );
+        f.regions = [];
+      }
       let shareAll = false;
       if (o.allocation === 'nesting') {
         // Suspendable regions need a register each, and the others at least one to share. Over
@@ -157,7 +169,7 @@ function compileChecked(
           const over = [...new Set(roots)].find((r0) => {
             const tree = live.filter((_, i) => roots[i] === r0);
             const count = tree.filter((r) => suspendable(program, r, f.yields)).length;
-            return count > o.registers || (count === o.registers && count < tree.length);
+            return count > registers || (count === registers && count < tree.length);
           });
           if (over === undefined) break;
           const tree = live
@@ -169,13 +181,13 @@ function compileChecked(
           if (victim === undefined) {
             shareAll = true;
             notes.push(
-              `${f.graph.fn.name}: ${tree.length} nested regions, some holding a WARPSYNC or a spin loop, share ${o.registers} B registers by nesting: Hanoi may overwrite one while a lane waits`,
+              `${f.graph.fn.name}: ${tree.length} nested regions, some holding a WARPSYNC or a spin loop, share ${registers} B registers by nesting: Hanoi may overwrite one while a lane waits`,
             );
             break;
           }
           drop.add(victim.r);
           notes.push(
-            `${f.graph.fn.name}: region of the branch at pc ${victim.r.branches[0]} dropped: not enough B registers (budget ${o.registers}) for the regions holding a WARPSYNC or a spin loop`,
+            `${f.graph.fn.name}: region of the branch at pc ${victim.r.branches[0]} dropped: not enough B registers (budget ${registers}) for the regions holding a WARPSYNC or a spin loop`,
           );
         }
         f.regions = f.regions.filter((r) => !drop.has(r));
@@ -183,12 +195,40 @@ function compileChecked(
       const exclusive = f.regions.map((r) => !shareAll && suspendable(program, r, f.yields));
       const a = allocate(
         f.regions,
-        { registers: o.registers, allocation: o.allocation, spillBase, exclusive },
+        { registers, allocation: o.allocation, spillBase, exclusive },
         nextId,
       );
+      if (!a.ok && base[fi]! > 0) {
+        notes.push(
+          `${f.graph.fn.name}: regions dropped: called from inside a region: ${a.message}`,
+        );
+        f.regions = [];
+        plans[fi] = { graph: f.graph, placed: [], yields: f.yields };
+        continue;
+      }
       if (!a.ok) return err([o.at(f.graph.fn.start, `${f.graph.fn.name}: ${a.message}`)]);
+      if (base[fi]! > 0 && a.placed.some((q) => q.spill !== null)) {
+        notes.push(
+          `${f.graph.fn.name}: regions dropped: called from inside a region, they would spill B registers`,
+        );
+        f.regions = [];
+        plans[fi] = { graph: f.graph, placed: [], yields: f.yields };
+        continue;
+      }
+      const placed = a.placed.map((q) => ({ ...q, reg: q.reg + base[fi]! }));
+      // Registers live at each call site bound the callee's first register.
+      for (let pc = f.graph.fn.start; pc < f.graph.fn.end; pc++) {
+        const c = controlOf(program, pc);
+        if (c.kind !== 'call') continue;
+        const live = placed.filter((q) => inRegion(q.region, pc)).map((q) => q.reg + 1);
+        const need = Math.max(base[fi]!, ...live);
+        for (const t of c.targets) {
+          const callee = program.functions.findIndex((fn) => t >= fn.start && t < fn.end);
+          if (callee !== -1 && callee !== fi) base[callee] = Math.max(base[callee]!, need);
+        }
+      }
       nextId += f.regions.length;
-      plans.push({ graph: f.graph, placed: a.placed, yields: f.yields });
+      plans[fi] = { graph: f.graph, placed, yields: f.yields };
     }
     // A spilling region must be left only through its join: its restore runs there, and on Hanoi
     // a reconvergence with every lane gone invalidates the register the ancestor still needs.
@@ -242,14 +282,15 @@ function compileChecked(
  * a region never spans a CALL into code that arms barriers itself: the callee's BSSY would
  * overwrite the caller's live register and its BSYNC release it (Hanoi invalidates a released
  * register). First, a region spanning a call back into its own function (recursion) is dropped;
- * then every function called from inside a remaining region, and everything it calls, loses its
- * regions (the caller's are kept: they may hold a spin loop's delayed reconvergence).
+ * a function called from inside a remaining region keeps its regions on B registers above those
+ * live at its call sites (call-aware allocation in `compileChecked`, issue 11). Returns the
+ * functions in caller-first order and which are recursive.
  */
 function dropRegionsAcrossCalls(
   program: Program,
   found: { graph: FnGraphLike; regions: Region[] }[],
   notes: string[],
-): void {
+): { order: number[]; recursive: boolean[] } {
   const calleesOf = found.map((f) => {
     const out = new Set<number>();
     for (let pc = f.graph.fn.start; pc < f.graph.fn.end; pc++) {
@@ -280,42 +321,18 @@ function dropRegionsAcrossCalls(
     const recursive = f.regions.filter((r) => spansCallInto(r, (c) => reaches(c, fi) || c === fi));
     dropAll(f, recursive, 'it spans a recursive CALL');
   });
-  // Then the callees: a function called from inside a region of another function, and every
-  // function it calls, arms no barrier of its own (the caller's regions, which may hold a spin
-  // loop's reconvergence, are kept).
-  const calledInRegion = found.map(() => false);
-  found.forEach((f) =>
-    f.regions.forEach((r) =>
-      spansCallInto(r, (c) => {
-        calledInRegion[c] = true;
-        return false;
-      }),
-    ),
-  );
-  const quiet = closure(calledInRegion);
-  found.forEach((f, fi) => {
-    if (quiet[fi])
-      dropAll(
-        f,
-        f.regions,
-        'the function is called from inside a region (B registers are not saved across calls)',
-      );
-  });
-
-  /** Functions reachable through calls from the marked ones, the marked ones included. */
-  function closure(marked: readonly boolean[]): boolean[] {
-    const out = [...marked];
-    const work = out.flatMap((m, i) => (m ? [i] : []));
-    while (work.length > 0) {
-      const x = work.pop()!;
-      for (const c of calleesOf[x]!)
-        if (!out[c]) {
-          out[c] = true;
-          work.push(c);
-        }
-    }
-    return out;
-  }
+  // Callers before callees (a depth-first post-order, reversed; calls back into a cycle ignored).
+  const order: number[] = [];
+  const done = new Set<number>();
+  const visit = (fi: number): void => {
+    if (done.has(fi)) return;
+    done.add(fi);
+    for (const c of calleesOf[fi]!) visit(c);
+    order.push(fi);
+  };
+  found.forEach((_, fi) => visit(fi));
+  order.reverse();
+  return { order, recursive: found.map((_, fi) => reaches(fi, fi)) };
 
   /** The region's code calls a function of the program for which `bad` holds. */
   function spansCallInto(r: Region, bad: (callee: number) => boolean): boolean {

@@ -14,7 +14,7 @@
  * predicate (Fig. 6's `BREAK !P1, B0` before `@!P1 BRA D`); on a fall-through, an unconditional
  * BREAK placed after the instruction, which only the falling-through lanes reach.
  */
-import { secondPredicate } from '../isa/control.ts';
+import { controlOf, secondPredicate } from '../isa/control.ts';
 import type { Instruction, Label, Operand, Program } from '../isa/program.ts';
 import { EXIT_NODE, edgesFrom, type FnGraph } from './graph.ts';
 import type { Placed } from './allocate.ts';
@@ -177,6 +177,23 @@ export function emit(
             targets: new Map(),
           });
       }
+      // A RET leaves every region of the function it is in (a `return` inside an if of a called
+      // function, issue 11): unlike EXIT, a returning lane stays in the barriers, so it BREAKs.
+      if (controlOf(program, v).kind === 'return')
+        for (const b of plan.placed
+          .filter((p) => inRegion(p.region, v))
+          .sort((a, b) => b.depth - a.depth)) {
+          const second = secondPredicate(ins);
+          out.push({
+            ins: make(
+              'BREAK',
+              [...(second ? [{ kind: 'pred' as const, pred: second }] : []), breg(b.reg)],
+              { guard: ins.guard },
+            ),
+            origin: null,
+            targets: new Map(),
+          });
+        }
       // The instruction itself, its targets retargeted.
       const targets = new Map<number, string>();
       ins.operands.forEach((o, i) => {

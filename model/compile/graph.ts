@@ -85,11 +85,44 @@ export function functionGraph(program: Program, fnIndex: number): FnGraph {
 
   // Exit-relaxed local graph: nodes 0..n-1, n = virtual exit. Only EXIT/KILL/trap edges are
   // relaxed: a lane that RETurns early lives on in the caller and must not be waited for.
+  // An unconditional EXIT that is not the function's last one is an early exit too (issue 11,
+  // `hanoi-exit-not-relaxed`: `if (c) { return; }` in main is `@P BRA L; … L: EXIT`): code from
+  // which every way on ends in an early exit is *dead*, and a node with another way on drops its
+  // edges into dead code, so the lanes going there impose nothing on the reconvergence point.
+  const uncondExit = (i: number): boolean => {
+    const c = controlOf(program, fn.start + i);
+    return (c.kind === 'exit' || c.kind === 'trap') && !c.conditional;
+  };
+  /** An edge to the virtual exit ends the function normally: RET, falling off, the last EXIT. */
+  const normalEnd = (i: number): boolean => {
+    const k = controlOf(program, fn.start + i).kind;
+    return (k !== 'exit' && k !== 'trap') || i === last;
+  };
+  let last = -1;
+  for (let i = 0; i < n; i++) if (uncondExit(i)) last = i;
+  const alive = new Array<boolean>(n).fill(false);
+  for (let changed = true; changed;) {
+    changed = false;
+    for (let i = n - 1; i >= 0; i--) {
+      if (alive[i]) continue;
+      const early = uncondExit(i) && i !== last;
+      const ok =
+        !early &&
+        succs[i]!.some((e) => (e.to === EXIT_NODE ? normalEnd(i) : alive[e.to - fn.start]));
+      if (ok) {
+        alive[i] = true;
+        changed = true;
+      }
+    }
+  }
   const relaxed = succs.map((es, i) => {
     const kind = controlOf(program, fn.start + i).kind;
     const exits = kind === 'exit' || kind === 'trap';
     const real = es.filter((e) => e.to !== EXIT_NODE);
-    const keep = real.length > 0 && exits ? real : es;
+    let keep = real.length > 0 && exits ? real : es;
+    const live = keep.filter((e) => e.to !== EXIT_NODE && alive[e.to - fn.start]);
+    if (live.length > 0 && live.length < keep.length && keep.every((e) => e.to !== EXIT_NODE))
+      keep = live;
     return [...new Set(keep.map((e) => (e.to === EXIT_NODE ? n : e.to - fn.start)))];
   });
   relaxed.push([]);

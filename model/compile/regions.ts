@@ -24,9 +24,15 @@
 import { controlOf } from '../isa/control.ts';
 import { EXIT_NODE, edgesFrom, postDominatorChain, type FnGraph, type PcLoop } from './graph.ts';
 import { spinLoop } from './spinLoops.ts';
+import { constructs } from './constructs.ts';
 import { addressesOf, constantRegisters, mayOverlap } from './addresses.ts';
 
-export type RegionKind = 'ipdom' | 'loop' | 'early';
+/**
+ * `construct`: an if/else or switch of structured code, joining at its end; `loop`: a loop,
+ * BSSY before its header, BSYNC at its exit; `iteration`: one loop iteration up to its continue
+ * block (`constructs.ts`); `ipdom` and `early`: the fallback placement for unstructured code.
+ */
+export type RegionKind = 'ipdom' | 'loop' | 'early' | 'construct' | 'iteration';
 
 export interface Region {
   readonly kind: RegionKind;
@@ -133,90 +139,118 @@ export function findRegions(g: FnGraph, options: RegionOptions): FunctionRegions
     const held = new Set([...spinHeaders].filter((h) => body.has(h)));
     if (held.size > 0) spinsUnder.set(p, held);
   }
-  for (const p of divergentBranches(g)) {
-    const q0 = g.ipdom(p);
-    const succ = edgesFrom(g, p).map((e) => e.to);
-    if (q0 === null || q0 === EXIT_NODE) {
-      notes.push(
-        `${hex(g, p)}: no reconvergence point (every way on ends in EXIT or never ends); no region`,
-      );
-    } else {
-      let body = reach(g, succ, q0);
-      let entry = p;
-      let loop: PcLoop | null = null;
-      if (body.has(p)) {
-        // A cycle through the branch: hoist to the outermost loop holding p but not the join.
-        const holding = g.loops.filter((l) => l.body.has(p) && !l.body.has(q0));
-        loop = holding.sort((a, b) => b.body.size - a.body.size)[0] ?? null;
-        if (loop === null) {
-          notes.push(
-            `${hex(g, p)}: lies on a cycle with no natural loop header (irreducible); no region`,
-          );
-          continue;
-        }
-        entry = loop.header;
-        body = reach(g, [entry], q0);
+  /**
+   * Places a region once its entry, reconvergence point `q0` and body are known: a region holding a
+   * spin loop has its join delayed past the release (deadlock-aware), a side entry drops it.
+   */
+  const place = (
+    p: number,
+    kind: RegionKind,
+    entry: number,
+    q0: number,
+    body0: Set<number>,
+    spin: boolean,
+  ): void => {
+    let body = body0;
+    let join = q0;
+    let delayed = false;
+    const spins = [...spinHeaders].filter((h) => body.has(h) || h === entry);
+    if (options.deadlockAware && spins.length > 0) {
+      // Writes that belong to another spin loop — behind its header, or in a branch region that
+      // holds it (a flag setter on the other path) — are its release, not this one's.
+      const own = new Set(spins);
+      const others = new Set(spinHeaders);
+      for (const [b, held] of spinsUnder)
+        if (b !== p && [...held].some((h) => !own.has(h))) others.add(b);
+      // Loops that take a lock themselves (an atomic inside, as the Barnes-Hut `lock-in-if`
+      // loop, which is no spin loop by the test above) own their writes too.
+      for (const l of g.loops)
+        if ([...l.body].some((pc) => g.program.instructions[pc]!.opcode.startsWith('ATOM')))
+          others.add(l.header);
+      for (const h of own) others.delete(h);
+      // Only a write that may hit a word the spin loops read can be their release.
+      const reads = [...g.loops]
+        .filter((l) => own.has(l.header))
+        .flatMap((l) => [...l.body])
+        .map((pc) => g.program.instructions[pc]!)
+        .filter((ins) => ins.opcode.startsWith('LD') || ins.opcode.startsWith('ATOM'))
+        .map((ins) => addressesOf(ins, consts));
+      const release = (pc: number): boolean => {
+        const ins = g.program.instructions[pc]!;
+        if (!isMemoryWrite(ins.opcode)) return false;
+        const at = addressesOf(ins, consts);
+        return reads.length === 0 || reads.some((r) => mayOverlap(r, at));
+      };
+      const later = delayPastRelease(g, entry, q0, spinHeaders, others, release);
+      if (later === null) {
+        // A BSYNC before the release would make lanes wait for lanes that spin on what the
+        // waiting lanes are yet to write (seed 000 §VI-C): no region here; the lanes reconverge
+        // at an enclosing join, which must then hold both the spinners and the writer.
+        notes.push(
+          `${hex(g, p)}: region holds a spin loop and cannot join past its release; no region`,
+        );
+        return;
       }
-      let join = q0;
-      let delayed = false;
-      const spins = [...spinHeaders].filter((h) => body.has(h) || h === entry);
-      if (options.deadlockAware && spins.length > 0) {
-        // Writes that belong to another spin loop — behind its header, or in a branch region that
-        // holds it (a flag setter on the other path) — are its release, not this one's.
-        const own = new Set(spins);
-        const others = new Set(spinHeaders);
-        for (const [b, held] of spinsUnder)
-          if (b !== p && [...held].some((h) => !own.has(h))) others.add(b);
-        // Loops that take a lock themselves (an atomic inside, as the Barnes-Hut `lock-in-if`
-        // loop, which is no spin loop by the test above) own their writes too.
-        for (const l of g.loops)
-          if ([...l.body].some((pc) => g.program.instructions[pc]!.opcode.startsWith('ATOM')))
-            others.add(l.header);
-        for (const h of own) others.delete(h);
-        // Only a write that may hit a word the spin loops read can be their release.
-        const reads = [...g.loops]
-          .filter((l) => own.has(l.header))
-          .flatMap((l) => [...l.body])
-          .map((pc) => g.program.instructions[pc]!)
-          .filter((ins) => ins.opcode.startsWith('LD') || ins.opcode.startsWith('ATOM'))
-          .map((ins) => addressesOf(ins, consts));
-        const release = (pc: number): boolean => {
-          const ins = g.program.instructions[pc]!;
-          if (!isMemoryWrite(ins.opcode)) return false;
-          const at = addressesOf(ins, consts);
-          return reads.length === 0 || reads.some((r) => mayOverlap(r, at));
-        };
-        const later = delayPastRelease(g, entry, q0, spinHeaders, others, release);
-        if (later === null) {
-          // A BSYNC before the release would make lanes wait for lanes that spin on what the
-          // waiting lanes are yet to write (seed 000 §VI-C): no region here; the lanes reconverge
-          // at an enclosing join, which must then hold both the spinners and the writer.
-          notes.push(
-            `${hex(g, p)}: region holds a spin loop and cannot join past its release; no region`,
-          );
-          continue;
-        }
-        delayed = later.join !== q0;
-        join = later.join;
-        body = later.body;
-      }
-      const side = sideEntry(g, entry, body);
-      if (side !== null)
-        notes.push(`${hex(g, p)}: region entered from ${hex(g, side)} without its BSSY; no region`);
-      else
-        add({
-          kind: loop === null ? 'ipdom' : 'loop',
-          entry,
-          join,
-          body,
-          branches: [p],
-          delayed,
-          spin: loop !== null && spinHeaders.has(loop.header),
-        });
+      delayed = later.join !== q0;
+      join = later.join;
+      body = later.body;
     }
-    const early = earlyRegion(g, p, q0);
-    if (early !== null) add(early);
-  }
+    const side = sideEntry(g, entry, body);
+    if (side !== null)
+      notes.push(`${hex(g, p)}: region entered from ${hex(g, side)} without its BSSY; no region`);
+    else add({ kind, entry, join, body, branches: [p], delayed, spin });
+  };
+
+  const structured = constructs(g);
+  if (structured !== null) {
+    // Structured layout: a region at the end of every construct (maximal reconvergence).
+    notes.push(...structured.notes);
+    for (const k of structured.constructs)
+      place(
+        k.branches[0]!,
+        k.kind,
+        k.entry,
+        k.join,
+        new Set(k.body),
+        k.kind === 'loop' && spinHeaders.has(k.entry),
+      );
+  } else
+    for (const p of divergentBranches(g)) {
+      const q0 = g.ipdom(p);
+      const succ = edgesFrom(g, p).map((e) => e.to);
+      if (q0 === null || q0 === EXIT_NODE) {
+        notes.push(
+          `${hex(g, p)}: no reconvergence point (every way on ends in EXIT or never ends); no region`,
+        );
+      } else {
+        let body = reach(g, succ, q0);
+        let entry = p;
+        let loop: PcLoop | null = null;
+        if (body.has(p)) {
+          // A cycle through the branch: hoist to the outermost loop holding p but not the join.
+          const holding = g.loops.filter((l) => l.body.has(p) && !l.body.has(q0));
+          loop = holding.sort((a, b) => b.body.size - a.body.size)[0] ?? null;
+          if (loop === null) {
+            notes.push(
+              `${hex(g, p)}: lies on a cycle with no natural loop header (irreducible); no region`,
+            );
+            continue;
+          }
+          entry = loop.header;
+          body = reach(g, [entry], q0);
+        }
+        place(
+          p,
+          loop === null ? 'ipdom' : 'loop',
+          entry,
+          q0,
+          body,
+          loop !== null && spinHeaders.has(loop.header),
+        );
+      }
+      const early = earlyRegion(g, p, q0);
+      if (early !== null) add(early);
+    }
   const laid = laminar(g, [...candidates.values()], notes);
   // A spin loop whose own region holds no write after the loop (a flag wait: the writer is on
   // another path) gets none of its own when another region encloses it: Hanoi's YIELD only swaps
@@ -306,16 +340,30 @@ const subset = (a: ReadonlySet<number>, b: ReadonlySet<number>): boolean =>
 /**
  * Keeps the regions that nest: IPDOM and loop regions first, larger first, then early regions.
  * A region inside an accepted one must join inside it or at its join; at its join it adds nothing
- * (the outer BSYNC already reunites those lanes) and is dropped.
+ * (the outer BSYNC already reunites those lanes) and is dropped — and a later region enclosing
+ * accepted ones that join at its own join replaces them.
  */
 function laminar(g: FnGraph, cands: readonly Region[], notes: string[]): Region[] {
   const rank = (r: Region): number => (r.kind === 'early' ? 1 : 0);
   const ordered = [...cands].sort(
     (a, b) => rank(a) - rank(b) || extent(b).size - extent(a).size || a.entry - b.entry,
   );
-  const accepted: Region[] = [];
+  let accepted: Region[] = [];
   for (const r of ordered) {
     const er = extent(r);
+    // An enclosing region joining where an accepted inner one does replaces it (issue 11,
+    // `hanoi-early-region-dropped`): its BSYNC reunites the inner lanes and the outer paths too,
+    // while the inner one's reunites only the inner lanes — if it fits with the others.
+    const same = accepted.filter(
+      (a) => a.join === r.join && subset(extent(a), er) && extent(a).size < er.size,
+    );
+    if (same.length > 0) {
+      const rest = accepted.filter((a) => !same.includes(a));
+      if (laminar(g, [...rest, r], []).length === rest.length + 1) {
+        accepted = [...rest, r];
+        continue;
+      }
+    }
     let why: string | null = null;
     for (const a of accepted) {
       const ea = extent(a);

@@ -7,11 +7,25 @@
  * placed at the loop exit would keep from ever happening. The dependence is an over-approximation
  * (any register or predicate written from a tainted source is tainted, iterated to a fixpoint
  * over the loop body, ignoring the order of instructions); loops on lane-private values are not
- * spin loops.
+ * spin loops. A loop also waits for nothing when no write of the program (a store or an atomic,
+ * in any function) may hit a word it reads (`registerRanges`): re-reading a read-only input is no
+ * spin loop (issue 11, `hanoi-spin-loop-misdetected`: what the loop waits for is a value another
+ * lane or warp can write, not any load).
  */
 import { controlOf, secondPredicate } from '../isa/control.ts';
 import { PT, RZ, type Instruction } from '../isa/program.ts';
-import { EXIT_NODE, edgesFrom, type FnGraph, type PcLoop } from './graph.ts';
+import type { Program } from '../isa/program.ts';
+import {
+  addressRange,
+  rangesOverlap,
+  registerRanges,
+  type Range,
+  type RangeState,
+} from './addresses.ts';
+import { EXIT_NODE, edgesFrom, functionGraph, type FnGraph, type PcLoop } from './graph.ts';
+
+const isMemoryWrite = (ins: Instruction): boolean =>
+  ins.opcode.startsWith('ST') || ins.opcode.startsWith('ATOM') || ins.opcode === 'RED';
 
 const isMemoryRead = (ins: Instruction): boolean =>
   ins.opcode.startsWith('LD') || ins.opcode.startsWith('ATOM');
@@ -49,11 +63,44 @@ function registersOf(ins: Instruction): {
   return { reads, writes, predWrites };
 }
 
+/** Per program: the address intervals of every write, in every function (computed once). */
+const writesCache = new WeakMap<Program, Range[]>();
+function writesOf(program: Program): Range[] {
+  let w = writesCache.get(program);
+  if (w === undefined) {
+    w = program.functions.flatMap((_, fi) => {
+      const fg = functionGraph(program, fi);
+      const ranges = registerRanges(program, fg);
+      const out: Range[] = [];
+      for (let pc = fg.fn.start; pc < fg.fn.end; pc++) {
+        const ins = program.instructions[pc]!;
+        if (isMemoryWrite(ins)) out.push(addressRange(ins, ranges.get(pc)));
+      }
+      return out;
+    });
+    writesCache.set(program, w);
+  }
+  return w;
+}
+
+/** Per function graph: the register intervals before each PC. */
+const rangesCache = new WeakMap<FnGraph, Map<number, RangeState>>();
+
 /** True when `loop` is a spin loop (see the module comment). */
 export function spinLoop(g: FnGraph, loop: PcLoop): boolean {
   const pcs = [...loop.body].sort((a, b) => a - b);
   const program = g.program;
   if (!pcs.some((pc) => isMemoryRead(program.instructions[pc]!))) return false;
+  const writes = writesOf(program);
+  let ranges = rangesCache.get(g);
+  if (ranges === undefined) rangesCache.set(g, (ranges = registerRanges(program, g)));
+  const waitsForAWrite = pcs.some((pc) => {
+    const ins = program.instructions[pc]!;
+    if (!isMemoryRead(ins)) return false;
+    const at = addressRange(ins, ranges.get(pc));
+    return writes.some((w) => rangesOverlap(w, at));
+  });
+  if (!waitsForAWrite) return false;
   // Tainted registers (index) and predicates (1000 + index).
   const tainted = new Set<number>();
   for (let changed = true; changed;) {

@@ -28,6 +28,8 @@ import type { Machine, MachineState } from '../../model/machine/machine.ts';
  * | `memory-race` | a plain load and store of one word by different threads without synchronisation |
  * | `irreducible` | a cycle with two or more entries |
  * | `multi-warp` | more than one warp in the block |
+ * | `loop-escape` | a break or continue inside an if or switch (P9 ballot programs, issue 11) |
+ * | `exit-escape` | a return inside an if, switch or loop (P9 ballot programs, issue 11) |
  */
 export type KernelClass =
   | 'spin'
@@ -46,9 +48,11 @@ export type KernelClass =
   | 'atomics'
   | 'memory-race'
   | 'irreducible'
-  | 'multi-warp';
+  | 'multi-warp'
+  | 'loop-escape'
+  | 'exit-escape';
 
-/** Every class, in a fixed order (for reports and distributions). */
+/** Every class of the kernel generators, in a fixed order (for reports and distributions). */
 export const KERNEL_CLASSES: readonly KernelClass[] = [
   'spin',
   'lock-in-if',
@@ -67,6 +71,8 @@ export const KERNEL_CLASSES: readonly KernelClass[] = [
   'memory-race',
   'irreducible',
   'multi-warp',
+  // `loop-escape` and `exit-escape` are the P9 ballot programs' (properties/reconvergence/),
+  // which the kernel generators here never produce.
 ];
 
 /** A generated kernel, ready for `machineOf(text, mechanism)`. */

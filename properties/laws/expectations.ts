@@ -162,6 +162,31 @@ const BASE: readonly Expectation[] = [
   },
 ];
 
+/**
+ * P9 (issue 11): where IPDOM reconvergence and maximal reconvergence part, by nature
+ * (docs/semantics.md, "IPDOM and maximal reconvergence"; ../shared/cases/reconvergence/simt-stack-*).
+ */
+const IPDOM_VS_MAXIMAL: readonly Expectation[] = [
+  {
+    law: 'maximal-reconvergence',
+    mechanism: 'simt-stack',
+    class: 'loop-escape',
+    expect: 'fails',
+    reason:
+      "a break or continue inside an if/switch leaves by an edge that bypasses the construct's end, so the branch's IPDOM is the loop exit or latch and the other paths run the code after the construct apart; and when the only way out of a loop runs through an if-body, that body post-dominates the branch, so lanes elected in different iterations merge there (simt-stack-break-continue-escape, simt-stack-cross-iteration-merge; SEMANTICS §3.2 IPDOM)",
+    minRuns: 200,
+  },
+  {
+    law: 'maximal-reconvergence',
+    mechanism: 'simt-stack',
+    class: 'exit-escape',
+    expect: 'fails',
+    reason:
+      'a return (EXIT) inside a construct makes the branch IPDOM the virtual exit, so the surviving paths never merge again; maximal reconvergence drops the exited lanes and merges the rest at the construct end (simt-stack-exit-escape; docs/semantics.md §4 simt-stack)',
+    minRuns: 200,
+  },
+];
+
 /** Mechanisms designed before Volta: no way to wait at a WARPSYNC for lanes on another path. */
 const PRE_VOLTA = [
   'simt-stack',
@@ -202,7 +227,7 @@ const DECLARED: readonly Expectation[] = [
 ];
 
 /** The whole table. */
-export const EXPECTATIONS: readonly Expectation[] = [...BASE, ...DECLARED];
+export const EXPECTATIONS: readonly Expectation[] = [...BASE, ...DECLARED, ...IPDOM_VS_MAXIMAL];
 
 /** The expectation of (law, mechanism) on a kernel of `classes`: the failing classes, if any. */
 export function expectedFailures(

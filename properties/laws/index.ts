@@ -1,4 +1,4 @@
-/** The law registry (issue 4 §3): laws P1–P8 as data with one check each, applied to every mechanism. */
+/** The law registry (issue 4 §3): laws P1–P9 as data with one check each, applied to every mechanism. */
 import { noLaneLost } from './noLaneLost.ts';
 import { reconvergence } from './reconvergence.ts';
 import { termination } from './termination.ts';
@@ -7,6 +7,7 @@ import { breakBmov } from './breakBmov.ts';
 import { traceEquivalence } from './traceEquivalence.ts';
 import { priorityIndependence } from './priorityIndependence.ts';
 import { compilePreserves } from './compilePreserves.ts';
+import { maximalReconvergence } from './maximalReconvergence.ts';
 import type { Law } from './types.ts';
 
 export const LAWS: readonly Law[] = [
@@ -18,6 +19,7 @@ export const LAWS: readonly Law[] = [
   traceEquivalence,
   priorityIndependence,
   compilePreserves,
+  maximalReconvergence,
 ];
 
 export function findLaw(id: string): Law | undefined {

@@ -11,6 +11,7 @@ import { divergentKernel, spinlockKernel } from '../arbitraries/kernels.ts';
 import { structuredKernel } from '../arbitraries/structured.ts';
 import { renderTuring, turingProgramWith } from '../arbitraries/turing.ts';
 import { unstructuredKernel } from '../arbitraries/unstructured.ts';
+import { ballotKernel } from '../reconvergence/source.ts';
 import type { ExpectationClass, GeneratedKernel, KernelClass, KernelSource } from './types.ts';
 
 const HEADER = /\/\/\s*@warpcheck\b[^\n]*/g;
@@ -191,7 +192,16 @@ const turingSpill: KernelSource = {
   arbitrary: adapt(turingProgramWith({ spill: true }).map((n) => ({ text: renderTuring(n) }))),
 };
 
+/** Structured programs with ballots at W = 4, 8 and 32 (law P9, issue 11). */
+const ballot: KernelSource = {
+  id: 'ballot',
+  description:
+    'structured programs with ballots logged per lane, W = 4, 8, 32 (properties/reconvergence/)',
+  arbitrary: ballotKernel([4, 8, 32]),
+};
+
 export const SOURCES: readonly KernelSource[] = [
+  ballot,
   structured,
   structuredDet,
   unstructured,
