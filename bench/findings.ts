@@ -210,9 +210,7 @@ const table = render(args, rows, skipped);
 if (!args.write) {
   console.log(table);
 } else {
-  const doc = existsSync(DOC)
-    ? readFileSync(DOC, 'utf8')
-    : `# Findings on real listings\n`;
+  const doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : `# Findings on real listings\n`;
   const begin = BEGIN(args.warpSize);
   const end = END(args.warpSize);
   const i = doc.indexOf(begin);

@@ -6,7 +6,7 @@
  * word `LOG_BASE + (w · W + l) · LOG_STRIDE + i`; a store marker is `STORE_TAG + k`. A ballot
  * mask is never 0 (the lane itself is active), so the first unwritten word ends a lane's log.
  */
-import type { Memory } from '../../model/lanes/memory.ts';
+import { memoryEntries, type Memory } from '../../model/lanes/memory.ts';
 
 export const LOG_BASE = 0x10000;
 export const LOG_STRIDE = 0x1000;
@@ -17,9 +17,7 @@ export type LaneLog = readonly number[];
 
 /** The logs of `threads` threads read from a final memory. */
 export function ballotLogs(memory: Memory, threads: number): LaneLog[] {
-  const words = new Map<number, number>();
-  for (let i = 0; i + 1 < memory.cells.length; i += 2)
-    words.set(memory.cells[i]!, memory.cells[i + 1]!);
+  const words = new Map<number, number>(memoryEntries(memory));
   return Array.from({ length: threads }, (_, t) => {
     const out: number[] = [];
     for (let i = 0; i < LOG_STRIDE; i++) {
