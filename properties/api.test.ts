@@ -29,7 +29,17 @@ describe('the public index', () => {
       'scheduleArbitrary',
     ])
       expect(api, name).toHaveProperty(name);
-    expect(api.laws.map((l) => l.tag)).toEqual(['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9']);
+    expect(api.laws.map((l) => l.tag)).toEqual([
+      'P1',
+      'P2',
+      'P3',
+      'P4',
+      'P5',
+      'P6',
+      'P7',
+      'P8',
+      'P9',
+    ]);
   });
 
   it('machineOf: the spinlock livelocks on simt-stack and terminates on its (seed 000 §III–IV)', () => {
