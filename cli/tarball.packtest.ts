@@ -50,7 +50,7 @@ console.log(JSON.stringify({ verdict: r.verdict, kind: r.kind, mechanisms: mecha
       verdict: 'deadlock',
       kind: 'livelock',
       mechanisms: true,
-      laws: 'P1,P2,P3,P4,P5,P6,P7,P8',
+      laws: 'P1,P2,P3,P4,P5,P6,P7,P8,P9',
       kernel: 'function',
     });
   });

@@ -483,7 +483,8 @@ export function explore(
       stop?.transition.stop?.message ??
       (f.verdict === 'deadlock' ? blockedMessage(machine, walked.state) : f.message);
     const schedule = stop ? [...walked.schedule, stop.choice] : walked.schedule;
-    const decisions = concrete ? [] : decisionsOf(machine, schedule);
+    // `terminates` is never possible: it holds of every run the abstraction allows (§13).
+    const decisions = concrete || f.verdict === 'terminates' ? [] : decisionsOf(machine, schedule);
     out.push({
       ...f,
       message,
