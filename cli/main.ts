@@ -94,7 +94,8 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
   cmd
     .command('explore')
     .description(
-      'explore every interleaving of a listing on each mechanism; print one verdict row per mechanism ' +
+      'explore every interleaving of every kernel of a listing (STO_CUDA_ENTRY functions, else those with an EXIT) on each mechanism; ' +
+        'print one verdict row per kernel and mechanism (possible: reached only through unknown values) ' +
         'and save each failing run as a scenario that `warpcheck replay` runs step by step',
     )
     .argument(
@@ -180,7 +181,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
         .default('ascending'),
     )
     .option('--option <mech.name=value>', 'a mechanism option, repeatable (see below)', collect, [])
-    .option('--entry <function>', 'entry function (default: the header, else the first)')
+    .option(
+      '--entry <function>',
+      'explore only this kernel (default: the header, else every kernel of the file)',
+    )
     .option(
       '--strict',
       'reject instructions outside the modelled data subset instead of giving them unknown results',
