@@ -100,6 +100,28 @@ describe('dead-value reduction', () => {
     expect(smallerLivelocks).toBeGreaterThan(30);
   });
 
+  it('fails on a planted unsound relevance (BRA not counted as reading its guard)', () => {
+    expect(() =>
+      fc.assert(
+        fc.property(
+          randomKernel({ maxLength: 12 }),
+          fc.constantFrom(...configs),
+          ({ text }, { mech, options }) => {
+            const machine = machineOf(text, mech, { options, plantUnsoundRelevance: true });
+            const plain = explore(machine, budget, undefined, { reduce: { deadValues: false } });
+            const reduced = explore(machine, budget, undefined, { reduce: { deadValues: true } });
+            if (plain.bound !== null || reduced.bound !== null) return;
+            const outcomes = (r: ExploreResult) =>
+              r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
+            expect(verdictOf(reduced)).toBe(verdictOf(plain));
+            expect(outcomes(reduced)).toEqual(outcomes(plain));
+          },
+        ),
+        { seed: 20261122, numRuns: 1000 },
+      ),
+    ).toThrow();
+  });
+
   it('shrinks the spinlock from ~60k to ~8k states at W = 4, K = 2 and keeps its verdicts', () => {
     const text = [
       '// @warpcheck warp-size=4 warps=2 mem[0x100]=0 mem[0x200]=0',

@@ -64,6 +64,8 @@ export function liveness(
   layout: RegisterLayout,
   policy: (op: Op) => Policy,
   relevance = true,
+  /** The relevance law's planted bug only: BRA does not read its guard (never set elsewhere). */
+  plantUnsound = false,
 ): Liveness {
   const n = ops.length;
   const words = Math.max(1, Math.ceil(layout.count / 32));
@@ -249,6 +251,7 @@ export function liveness(
     const op = ops[pc]!;
     const pol = policy(op);
     if (!relevance || pol === 'reject' || pol === 'nop') continue;
+    if (plantUnsound && op.kind === 'bra') reads[pc] = 1;
     switch (op.kind) {
       case 'mov':
       case 's2r':

@@ -226,6 +226,8 @@ export interface MachineSpec {
    * branch on an unknown value, a lane forgets what the loop writes. 0 or absent: off.
    */
   readonly widen?: number;
+  /** The relevance law's planted bug (`liveness.ts`); never set outside that test. */
+  readonly plantUnsoundRelevance?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */
   readonly plantUnsoundSymmetry?: boolean;
 }
@@ -691,7 +693,9 @@ export function createMachine(spec: MachineSpec): Machine {
   // ---- keys ----
   const nSlots = ctx.layout.count;
   const canReduce = typeof mech.lanePcs === 'function';
-  const live = canReduce ? liveness(ops, ctx.layout, (op) => mech.policy(op)) : null;
+  const live = canReduce
+    ? liveness(ops, ctx.layout, (op) => mech.policy(op), true, spec.plantUnsoundRelevance ?? false)
+    : null;
   /** Per register slot / predicate: the lanes for which it is live (filled by `visitLive`). */
   const slotLanes = new Int32Array(Math.max(1, nSlots));
   const predLanes = new Int32Array(7);

@@ -2,7 +2,7 @@ import type { Finding } from '../explore/verdict.ts';
 import type { Diagnostic } from '../isa/program.ts';
 import type { AtomicOrder } from '../lanes/execContext.ts';
 import type { Launch } from '../lanes/launch.ts';
-import { createMachine, type Machine } from '../machine/machine.ts';
+import { createMachine, type Machine, type MachineSpec } from '../machine/machine.ts';
 import { findMechanism, MECHANISMS, resolveOptions } from '../mechanisms/registry.ts';
 import { scenarioProgram } from './files.ts';
 import { loadProgram, resolveLaunch, type LoadedProgram } from './loadProgram.ts';
@@ -19,6 +19,8 @@ export function machineFor(
   refine = true,
   laneSymmetry = false,
   widen = 0,
+  /** The reduction laws' planted bugs only. */
+  planted: Pick<MachineSpec, 'plantUnsoundRelevance'> = {},
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {
   const factory = findMechanism(mechanism);
   if (!factory)
@@ -44,6 +46,7 @@ export function machineFor(
       refine,
       laneSymmetry,
       widen,
+      ...planted,
       ...(loaded.likelyConvergence ? { likelyConvergence: loaded.likelyConvergence } : {}),
     }),
   };

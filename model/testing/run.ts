@@ -44,6 +44,8 @@ export interface RunSetup {
   readonly strict?: boolean;
   /** Lane symmetry (`MachineSpec.laneSymmetry`). */
   readonly laneSymmetry?: boolean;
+  /** The relevance law's planted bug (`MachineSpec.plantUnsoundRelevance`). */
+  readonly plantUnsoundRelevance?: boolean;
 }
 
 /** A machine for `mechanism` on a listing. */
@@ -58,6 +60,8 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
     setup.strict ?? false,
     true,
     setup.laneSymmetry ?? false,
+    0,
+    setup.plantUnsoundRelevance ? { plantUnsoundRelevance: true } : {},
   );
   if (!m.ok) expect.fail(m.error.join('; '));
   return m.value;
