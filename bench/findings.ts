@@ -15,7 +15,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
+import { explore, verdictPossible, type ExploreResult } from '../model/explore/exhaustive.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
 import { kernelEntries } from '../model/scenario/kernels.ts';
@@ -72,12 +72,7 @@ interface Row {
 
 const short = (file: string) => file.replace(/\.sass$/, '');
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-/** The verdict's own finding rests on abstraction (`Finding.possible`, issue 16). */
-const possibleOf = (r: ExploreResult | { error: string }) =>
-  !('error' in r) &&
-  r.verdict !== 'terminates' &&
-  r.verdict !== 'bound-reached' &&
-  (r.findings.find((f) => f.verdict === r.verdict && f.kind === r.kind)?.possible ?? false);
+const possibleOf = (r: ExploreResult | { error: string }) => !('error' in r) && verdictPossible(r);
 const verdictOf = (r: ExploreResult | { error: string }) =>
   'error' in r
     ? 'error'

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { explore, type ExploreResult } from '../model/explore/exhaustive.ts';
+import { explore, verdictPossible, type ExploreResult } from '../model/explore/exhaustive.ts';
 import { exploreRandom } from '../model/explore/random.ts';
 import { loadProgram } from '../model/scenario/loadProgram.ts';
 import { kernelEntries } from '../model/scenario/kernels.ts';
@@ -48,12 +48,6 @@ interface Row {
   readonly expected: string | null;
   readonly saved: string[];
 }
-
-/** The verdict's own finding is possible (`Finding.possible`): it rests on abstraction. */
-const possibleOf = (r: ExploreResult): boolean =>
-  r.verdict !== 'terminates' &&
-  r.verdict !== 'bound-reached' &&
-  (r.findings.find((f) => f.verdict === r.verdict && f.kind === r.kind)?.possible ?? false);
 
 /** A row for a run the total time budget left no room for. */
 function notRun(limit: number): ExploreResult {
@@ -235,7 +229,7 @@ function printJson(
           mechanism: r.mechanism,
           verdict: r.result.verdict,
           kind: r.result.kind,
-          possible: possibleOf(r.result),
+          possible: verdictPossible(r.result),
           message: r.result.message,
           states: r.result.states,
           transitions: r.result.transitions,
@@ -277,7 +271,7 @@ function printText(
     `${a.file}: ${many ? `${kernels.length} kernels, ` : ''}${shape.warps} warp${shape.warps > 1 ? 's' : ''} of ${shape.warpSize} lanes${a.random ? `; ${a.random.runs} random runs, seed ${a.random.seed}, depth ${a.random.depth}` : ''}\n\n`,
   );
   const hasExpect = rows.some((r) => r.expected !== null);
-  const hasPossible = rows.some((r) => possibleOf(r.result));
+  const hasPossible = rows.some((r) => verdictPossible(r.result));
   const short = (k: string) => (k.length > 40 ? k.slice(0, 39) + '…' : k);
   io.out(
     table(
@@ -297,7 +291,7 @@ function printText(
         ...(many ? [short(r.kernel)] : []),
         r.mechanism,
         colourVerdict(io.colour, verdictText(r.result)),
-        ...(hasPossible ? [possibleOf(r.result) ? 'possible' : ''] : []),
+        ...(hasPossible ? [verdictPossible(r.result) ? 'possible' : ''] : []),
         thousands(r.result.states),
         thousands(r.result.transitions),
         String(r.result.depth),

@@ -576,3 +576,12 @@ function blockedMessage(machine: Machine, s: MachineState): string {
   const parts = live.flatMap((m, w) => (m ? [`warp ${w} lanes ${machine.fmt.mask(m)}`] : []));
   return `nothing can issue while ${parts.join(', ')} have not exited`;
 }
+
+/**
+ * The run's verdict rests on abstraction (issue 16): its own finding is `possible`. Never for
+ * `terminates` or `bound-reached`, which have no finding of their own.
+ */
+export const verdictPossible = (r: ExploreResult): boolean =>
+  r.verdict !== 'terminates' &&
+  r.verdict !== 'bound-reached' &&
+  (r.findings.find((f) => f.verdict === r.verdict && f.kind === r.kind)?.possible ?? false);

@@ -41,6 +41,21 @@ type Outcome = {
   message: string;
 };
 
+const BLOCKED: Outcome = {
+  verdict: 'deadlock',
+  kind: 'blocked',
+  property: null,
+  message: 'nothing can issue while lanes have not exited',
+};
+
+/** The outcome of a step that ended the run. */
+const stopped = (stop: NonNullable<Transition['stop']>): Outcome => ({
+  verdict: stop.verdict,
+  kind: null,
+  property: stop.property ?? null,
+  message: stop.message,
+});
+
 /** Runs `choices` (each taken modulo the number of successors); the outcome it ends in, if any. */
 function outcomeOf(
   machine: Machine,
@@ -54,28 +69,10 @@ function outcomeOf(
     const i = c % succ.length;
     used.push(i);
     const t = succ[i]!;
-    if (t.stop)
-      return {
-        outcome: {
-          verdict: t.stop.verdict === 'bound-reached' ? 'bound-reached' : t.stop.verdict,
-          kind: null,
-          property: t.stop.property ?? null,
-          message: t.stop.message,
-        },
-        used,
-      };
+    if (t.stop) return { outcome: stopped(t.stop), used };
     s = t.next!;
   }
-  if (machine.status(s) === 'blocked')
-    return {
-      outcome: {
-        verdict: 'deadlock',
-        kind: 'blocked',
-        property: null,
-        message: 'nothing can issue while lanes have not exited',
-      },
-      used,
-    };
+  if (machine.status(s) === 'blocked') return { outcome: BLOCKED, used };
   return { outcome: null, used };
 }
 
@@ -123,13 +120,7 @@ export function exploreRandom(machine: Machine, o: RandomOptions): ExploreResult
     for (let d = 0; ; d++) {
       const succ = machine.successors(s);
       if (succ.length === 0) {
-        if (machine.status(s) === 'blocked')
-          outcome = {
-            verdict: 'deadlock',
-            kind: 'blocked',
-            property: null,
-            message: 'nothing can issue while lanes have not exited',
-          };
+        if (machine.status(s) === 'blocked') outcome = BLOCKED;
         else ended++;
         break;
       }
@@ -142,12 +133,7 @@ export function exploreRandom(machine: Machine, o: RandomOptions): ExploreResult
       steps++;
       const t = succ[c]!;
       if (t.stop) {
-        outcome = {
-          verdict: t.stop.verdict === 'bound-reached' ? 'bound-reached' : t.stop.verdict,
-          kind: null,
-          property: t.stop.property ?? null,
-          message: t.stop.message,
-        };
+        outcome = stopped(t.stop);
         break;
       }
       s = t.next!;

@@ -26,6 +26,10 @@ const configs: readonly { mech: string; options: Record<string, string> }[] = [
   { mech: 'simt-stack', options: { order: 'majority-first', warpsync: 'nop' } },
 ];
 
+/** Every distinct outcome a search reports (verdict, kind, property), sorted. */
+const outcomes = (r: ExploreResult) =>
+  r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
+
 const verdictOf = (r: ExploreResult) =>
   `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
 
@@ -85,8 +89,6 @@ describe('dead-value reduction', () => {
           if (reduced.states < plain.states) smaller++;
           if (reduced.states < plain.states && plain.kind === 'livelock') smallerLivelocks++;
           // Every distinct outcome the plain search finds, the reduced one finds too.
-          const outcomes = (r: ExploreResult) =>
-            r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
           expect(outcomes(reduced)).toEqual(outcomes(plain));
           checkFindings(machine, reduced);
         },
@@ -111,8 +113,6 @@ describe('dead-value reduction', () => {
             const plain = explore(machine, budget, undefined, { reduce: { deadValues: false } });
             const reduced = explore(machine, budget, undefined, { reduce: { deadValues: true } });
             if (plain.bound !== null || reduced.bound !== null) return;
-            const outcomes = (r: ExploreResult) =>
-              r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
             expect(verdictOf(reduced)).toBe(verdictOf(plain));
             expect(outcomes(reduced)).toEqual(outcomes(plain));
           },
