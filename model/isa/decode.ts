@@ -11,6 +11,9 @@ export interface DecodeError {
 
 const TRUE: PredRef = { index: PT, negated: false };
 const UNKNOWN: Src = { kind: 'unknown' };
+const UNIFORM: Src = { kind: 'unknown', uniform: true };
+/** `URZ`, the uniform zero register. */
+const URZ = 63;
 
 /** Modifiers that change an access's width: the data subset models 32-bit words only. */
 const WIDTH_MODS = new Set(['64', '128', 'U8', 'S8', 'U16', 'S16', 'F16', 'F64']);
@@ -25,6 +28,8 @@ const srcOf = (program: Program, o: Operand | undefined): Src =>
       bank: c.bank,
       offset: c.offset,
     }))
+    // Uniform registers are not modelled: one unknown value per warp (URZ reads zero).
+    .with({ kind: 'ureg' }, (u): Src => (u.index === URZ ? { kind: 'imm', value: 0 } : UNIFORM))
     // `MOV R20, label` loads the label's byte offset in its function (SEMANTICS §1).
     .with({ kind: 'target' }, (t) => ({ kind: 'imm', value: codeOffset(program, t.pc) }) as const)
     .with({ kind: 'text' }, (t) => {

@@ -18,7 +18,11 @@ export type Src =
   | { readonly kind: 'reg'; readonly index: number }
   | { readonly kind: 'imm'; readonly value: number }
   | { readonly kind: 'cbank'; readonly bank: number; readonly offset: number }
-  | { readonly kind: 'unknown' };
+  /**
+   * `uniform`: one value shared by every lane of the warp (a uniform register, `UR4`), though
+   * unknown (`lanes/uniformCompare.ts`).
+   */
+  | { readonly kind: 'unknown'; readonly uniform?: true };
 
 /** A memory address operand `[Ra(.64)+imm]`; `base` RZ means absolute. */
 export interface Addr {

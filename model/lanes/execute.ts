@@ -5,6 +5,7 @@ import type { LaneData } from './laneData.ts';
 import { readWord, writeWord, havocMemory, type Memory } from './memory.ts';
 import { UNKNOWN, u32, lanesOf, popcount } from './values.ts';
 import { evalDataOp } from './dataOps.ts';
+import { uniformCompare } from './uniformCompare.ts';
 
 /** Where a set of issued lanes goes next. */
 export interface Group {
@@ -184,6 +185,9 @@ export function execute(
     return out;
   }
   if (controlOp) return [control(ctx, op, pc, warp, d, mem, active, sure)];
+  const uniform = uniformCompare(ctx, op, d, sure);
+  if (uniform)
+    return resolveUniform(ctx, uniform.alternatives, pc, warp, d, mem, active, sure, maybe);
   return evalDataOp(ctx, op, pc, warp, d, mem, active, sure, maybe);
 }
 
@@ -450,6 +454,36 @@ export function addrValue(ctx: ExecContext, d: LaneData, lane: number, a: Addr):
 }
 
 export { popcount };
+
+/**
+ * The alternatives of an ISETP against an unknown uniform value (`uniformCompare.ts`): one per
+ * distinct outcome of the stand-in values, in ascending stand-in order; a single outcome is no
+ * choice.
+ */
+function resolveUniform(
+  ctx: ExecContext,
+  alternatives: readonly { readonly op: Op; readonly label: string }[],
+  pc: number,
+  warp: number,
+  d: LaneData,
+  mem: Memory,
+  active: number,
+  sure: number,
+  maybe: number,
+): readonly ExecResult[] {
+  const out: ExecResult[] = [];
+  const seen = new Set<string>();
+  for (const alt of alternatives) {
+    const r = evalDataOp(ctx, alt.op, pc, warp, d, mem, active, sure, maybe)[0]!;
+    const k =
+      r.kind === 'step' ? `${r.data.preds.join()}/${r.data.predsUnknown.join()}` : r.message;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(r.kind === 'step' ? { ...r, choice: alt.label } : r);
+  }
+  const only = out[0]!;
+  return out.length === 1 ? [only.kind === 'step' ? { ...only, choice: null } : only] : out;
+}
 
 /**
  * Lanes of a store or atomic whose result depends on the order in which lanes apply it

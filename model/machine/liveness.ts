@@ -45,6 +45,13 @@ export interface Liveness {
   readonly writes: Uint32Array;
   /** writesP[pc] bit p: the op at pc may write Pp. */
   readonly writesP: Uint8Array;
+  /**
+   * Convergence-barrier liveness (issue 16): bit x of the result at pc is set when a lane at pc
+   * may still read Bx (BSYNC, BREAK, BMOV from Bx; BSSY too unless `bssyAssigns`) before an
+   * instruction that assigns it (BSSY when `bssyAssigns`, BMOV to Bx), along the control
+   * successors of `mayReach`. A mechanism keys a barrier no lane may read as empty.
+   */
+  barrierLive(bssyAssigns: boolean, plantUnsound?: boolean): Uint16Array;
 }
 
 const ALL_PREDS = 0x7f;
@@ -339,6 +346,18 @@ export function liveness(
     }
     if (memoryRelevant) fixpoint();
   }
+  // Control successors: as `succ`, but a CALL goes to its callee and its return site, a RET to
+  // every return site, a BRX to its declared targets (unknown ones: anywhere, null).
+  const returnSites: number[] = [];
+  for (let pc = 0; pc < n; pc++) if (ops[pc]!.kind === 'call') returnSites.push(pc + 1);
+  const next = (pc: number): readonly number[] | null => {
+    const op = ops[pc]!;
+    if (policy(op) === 'reject') return [];
+    if (op.kind === 'call') return [pc + 1, op.target];
+    if (op.kind === 'ret') return returnSites;
+    if (op.kind === 'brx') return op.targets.length > 0 ? [pc + 1, ...op.targets] : null;
+    return allOut[pc] ? null : succ[pc]!;
+  };
   const mayReach = (isTarget: (pc: number) => boolean): Uint8Array => {
     const out = new Uint8Array(n + 1);
     let any = false;
@@ -348,18 +367,6 @@ export function liveness(
         any = true;
       }
     if (!any) return out;
-    // Control successors: as `succ`, but a CALL goes to its callee and its return site, a RET to
-    // every return site, a BRX to its declared targets (unknown ones: anywhere).
-    const returnSites: number[] = [];
-    for (let pc = 0; pc < n; pc++) if (ops[pc]!.kind === 'call') returnSites.push(pc + 1);
-    const next = (pc: number): readonly number[] | null => {
-      const op = ops[pc]!;
-      if (policy(op) === 'reject') return [];
-      if (op.kind === 'call') return [pc + 1, op.target];
-      if (op.kind === 'ret') return returnSites;
-      if (op.kind === 'brx') return op.targets.length > 0 ? [pc + 1, ...op.targets] : null;
-      return allOut[pc] ? null : succ[pc]!;
-    };
     for (let again = true; again;) {
       again = false;
       for (let pc = n - 1; pc >= 0; pc--) {
@@ -375,5 +382,38 @@ export function liveness(
     }
     return out;
   };
-  return { words, regs, preds, mayReach, memoryRelevant, writes, writesP };
+  /** `plantUnsound`: the barrier law's planted bug only — BSYNC does not read its register. */
+  const barrierLive = (bssyAssigns: boolean, plantUnsound = false): Uint16Array => {
+    // Backward fixpoint: live_in = use ∪ (live_out − kill); unknown successors: all live.
+    const use = new Uint16Array(n + 1);
+    const kill = new Uint16Array(n + 1);
+    for (let pc = 0; pc < n; pc++) {
+      const op = ops[pc]!;
+      if (policy(op) === 'reject') continue;
+      const bit = 'barrier' in op ? 1 << op.barrier : 0;
+      if (op.kind === 'bsync') use[pc] = plantUnsound ? 0 : bit;
+      else if (op.kind === 'break' || op.kind === 'bmov-from-barrier') use[pc] = bit;
+      else if (op.kind === 'bssy') {
+        if (bssyAssigns && op.guard === null) kill[pc] = bit;
+        else use[pc] = bit;
+      } else if (op.kind === 'bmov-to-barrier' && op.guard === null) kill[pc] = bit;
+    }
+    const out = new Uint16Array(n + 1);
+    for (let again = true; again;) {
+      again = false;
+      for (let pc = n - 1; pc >= 0; pc--) {
+        const ts = next(pc);
+        let after = 0;
+        if (ts === null) after = 0xffff;
+        else for (const t of ts) if (t >= 0 && t <= n) after |= out[t]!;
+        const v = (use[pc]! | (after & ~kill[pc]!)) & 0xffff;
+        if (v !== out[pc]) {
+          out[pc] = v;
+          again = true;
+        }
+      }
+    }
+    return out;
+  };
+  return { words, regs, preds, mayReach, memoryRelevant, writes, writesP, barrierLive };
 }

@@ -228,6 +228,10 @@ export interface MachineSpec {
   readonly widen?: number;
   /** The relevance law's planted bug (`liveness.ts`); never set outside that test. */
   readonly plantUnsoundRelevance?: boolean;
+  /** The barrier-liveness law's planted bug (`Liveness.barrierLive`); never set outside that test. */
+  readonly plantUnsoundBarriers?: boolean;
+  /** The widening law's planted bug (`widening.ts`); never set outside that test. */
+  readonly plantUnsoundWidening?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */
   readonly plantUnsoundSymmetry?: boolean;
 }
@@ -539,8 +543,20 @@ export function createMachine(spec: MachineSpec): Machine {
           out.push(stopStep(issue, g, null, false, { verdict: r.verdict, message: r.message }));
           continue;
         }
-        const adv = mech.advance(warp.mech, issue, r.outcome, r.data.exited);
         const unknownChoice = alternatives && r.choice !== null && r.choice.startsWith('unknown');
+        // The own-bit rule again for lanes whose guard was unknown: the alternative fixed it
+        // (`execute` resolves the predicate in `r.data`), and a lane it lets in may be unnamed.
+        const ownBitHere = alternatives ? warpsyncOwnBitGap(ctx, op, pc, r.data, issue.mask) : null;
+        if (ownBitHere !== null) {
+          out.push(
+            stopStep(issue, g, r.choice, unknownChoice, {
+              verdict: 'undefined-behavior',
+              message: ownBitHere,
+            }),
+          );
+          continue;
+        }
+        const adv = mech.advance(warp.mech, issue, r.outcome, r.data.exited);
         let ref = warp.ref;
         if (refMech && ref && adv.kind === 'ok') {
           const gap = refinementGap(ref, issue, fmtPc);
@@ -696,6 +712,12 @@ export function createMachine(spec: MachineSpec): Machine {
   const live = canReduce
     ? liveness(ops, ctx.layout, (op) => mech.policy(op), true, spec.plantUnsoundRelevance ?? false)
     : null;
+  /** Per PC: the B registers a lane there may still read (`Liveness.barrierLive`). */
+  const barrierLive = live
+    ? live.barrierLive(spec.options['bssy'] !== 'or', spec.plantUnsoundBarriers ?? false)
+    : null;
+  /** The B registers some lane may still read (filled by `visitLive`). */
+  let liveBarriers = 0;
   /** Per register slot / predicate: the lanes for which it is live (filled by `visitLive`). */
   const slotLanes = new Int32Array(Math.max(1, nSlots));
   const predLanes = new Int32Array(7);
@@ -711,6 +733,7 @@ export function createMachine(spec: MachineSpec): Machine {
         slotLanes[w * 32 + b]! |= mask;
       }
     }
+    liveBarriers |= barrierLive![pc]!;
     let p = lv.preds[pc]!;
     while (p !== 0) {
       const b = 31 - Math.clz32(p & -p);
@@ -738,6 +761,7 @@ export function createMachine(spec: MachineSpec): Machine {
           live ?? liveness(ops, ctx.layout, (op) => mech.policy(op)),
           nSlots,
           spec.widen!,
+          spec.plantUnsoundWidening ?? false,
         )
       : null;
   const canon = new LaneCanon(W, spec.plantUnsoundSymmetry ? 'drop-lane-values' : 'none');
@@ -772,8 +796,20 @@ export function createMachine(spec: MachineSpec): Machine {
 
   /** Writes warp `ws` into `out`: the mechanism, the reference, then the lanes' data. */
   const writeWarp = (ws: WarpState, out: KeySink, reduced: boolean): void => {
-    mech.key(ws.mech, out);
-    if (refMech && ws.ref) refMech.key(ws.ref, out);
+    const reduce = reduced && canReduce;
+    if (reduce) {
+      // One pass over the lanes' PCs: the registers, predicates and B registers still live.
+      slotLanes.fill(0);
+      predLanes.fill(0);
+      liveBarriers = 0;
+      mech.lanePcs!(ws.mech, visitLive);
+      // Barrier registers no lane may read before they are assigned again are keyed empty.
+      mech.key(ws.mech, out, liveBarriers);
+      if (refMech && ws.ref) refMech.key(ws.ref, out, liveBarriers);
+    } else {
+      mech.key(ws.mech, out);
+      if (refMech && ws.ref) refMech.key(ws.ref, out);
+    }
     const d = ws.data;
     out.mask(d.exited);
     const calls = d.calls;
@@ -782,18 +818,20 @@ export function createMachine(spec: MachineSpec): Machine {
       out.lane(l, c.length);
       for (let i = 0; i < c.length; i++) out.lane(l, c[i]!);
     }
-    if (ws.loops) {
+    // Loop visits are bookkeeping, not data (`widening.ts`): two states with the same data stand
+    // for the same concrete states, so the reduced key leaves them out — the kept state's
+    // successors over-approximate the other's (widening only ever forgets). The exact key keeps
+    // them.
+    if (ws.loops && !reduced) {
       for (let l = 0; l < W; l++) out.lane(l, ws.loops.counts[l]!);
       out.mask(ws.loops.flagged);
     }
     if (symmetric) out.mask(ws.anonymous ?? 0);
     const regs = d.regs;
-    if (reduced && canReduce) {
-      // Only values some lane may still read (liveness.ts); which ones is a function of the
-      // mechanism state and `exited`, both written above, so the key stays unambiguous.
-      slotLanes.fill(0);
-      predLanes.fill(0);
-      mech.lanePcs!(ws.mech, visitLive);
+    if (reduce) {
+      // Only values some lane may still read (liveness.ts, filled above); which ones is a
+      // function of the mechanism state and `exited`, both written above, so the key stays
+      // unambiguous.
       const liveLanes = ~d.exited;
       for (let sl = 0; sl < nSlots; sl++) {
         let m = slotLanes[sl]! & liveLanes;

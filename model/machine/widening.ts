@@ -47,7 +47,10 @@ export function widening(
   live: Liveness,
   slots: number,
   limit: number,
+  /** The widening law's planted bug only: forgotten registers become 0, not unknown. */
+  plantUnsound = false,
 ): Widening {
+  const forgotten = plantUnsound ? 0 : UNKNOWN;
   const words = live.words;
   /** Slots and predicates the instructions target..source may write (a CALL: everything). */
   const cache = new Map<number, { regs: Uint32Array; preds: number }>();
@@ -98,8 +101,8 @@ export function widening(
           for (let s = 0; s < slots; s++) {
             if (!((w.regs[s >>> 5]! >>> (s & 31)) & 1)) continue;
             const i = l * slots + s;
-            if (d.regs[i] === UNKNOWN) continue;
-            (regs ??= d.regs.slice())[i] = UNKNOWN;
+            if (d.regs[i] === forgotten) continue;
+            (regs ??= d.regs.slice())[i] = forgotten;
             widened = true;
           }
           for (let p = 0; p < 7; p++) {

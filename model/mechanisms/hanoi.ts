@@ -312,7 +312,10 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
       const top = s.ws[s.ws.length - 1];
       return top ? top.mask : 0;
     },
-    key(s, out: KeySink) {
+    key(s, out: KeySink, liveBarriers = 0xffff) {
+      // Registers a reconvergence entry refers to are read at its reconvergence.
+      let live = liveBarriers;
+      for (const r of s.rec) live |= 1 << r.reg;
       out.push(s.ws.length);
       for (const e of s.ws) {
         out.push(e.pc);
@@ -325,7 +328,7 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
         out.push(r.kind === 'bssy' ? 0 : 1);
         out.mask(r.named);
       }
-      for (const m of s.b) out.mask(m);
+      for (let x = 0; x < s.b.length; x++) out.mask((live >>> x) & 1 ? s.b[x]! : 0);
       out.push(s.valid);
       out.mask(s.waiting);
       out.mask(s.finished);

@@ -274,14 +274,17 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0 && s.wait[l] === READY) m |= 1 << l;
       return m >>> 0;
     },
-    key(s, out: KeySink) {
+    key(s, out: KeySink, liveBarriers = 0xffff) {
       const { pcs, wait, named, b } = s;
+      let live = liveBarriers;
       for (let l = 0; l < pcs.length; l++) {
         out.lane(l, pcs[l]! + 1);
         out.lane(l, wait[l]! + 1);
         out.laneMask(l, named[l]!);
+        // A lane waiting at BSYNC Bx is released by Bx's content: it is read.
+        if (wait[l]! >= 0 && wait[l]! < B_REGISTERS) live |= 1 << wait[l]!;
       }
-      for (let x = 0; x < b.length; x++) out.mask(b[x]!);
+      for (let x = 0; x < b.length; x++) out.mask((live >>> x) & 1 ? b[x]! : 0);
     },
     lanePcs(s, visit) {
       // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.

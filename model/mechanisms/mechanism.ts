@@ -95,7 +95,12 @@ export interface Mechanism<S> {
   advance(state: S, issue: Issue, outcome: Outcome, exited: number): Advance<S>;
   /** Lanes that could issue now (not waiting, not exited): the per-lane fairness condition. */
   ready(state: S): number;
-  key(state: S, out: KeySink): void;
+  /**
+   * Writes the state's canonical numbers. `liveBarriers` (the reduced key, `Liveness.barrierLive`):
+   * only these B registers may still be read by some lane before they are assigned again — a
+   * mechanism that owns B registers keys the others as empty, unless a lane waits on them.
+   */
+  key(state: S, out: KeySink, liveBarriers?: number): void;
   view(state: S, fmt: Formatter): StateView;
   /**
    * Optional, for the explorer's dead-value reduction (`machine/liveness.ts`): calls `visit` with

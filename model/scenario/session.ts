@@ -20,7 +20,10 @@ export function machineFor(
   laneSymmetry = false,
   widen = 0,
   /** The reduction laws' planted bugs only. */
-  planted: Pick<MachineSpec, 'plantUnsoundRelevance'> = {},
+  planted: Pick<
+    MachineSpec,
+    'plantUnsoundRelevance' | 'plantUnsoundBarriers' | 'plantUnsoundWidening'
+  > = {},
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {
   const factory = findMechanism(mechanism);
   if (!factory)

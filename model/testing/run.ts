@@ -46,6 +46,12 @@ export interface RunSetup {
   readonly laneSymmetry?: boolean;
   /** The relevance law's planted bug (`MachineSpec.plantUnsoundRelevance`). */
   readonly plantUnsoundRelevance?: boolean;
+  /** The barrier-liveness law's planted bug (`MachineSpec.plantUnsoundBarriers`). */
+  readonly plantUnsoundBarriers?: boolean;
+  /** Loop widening (`MachineSpec.widen`); 0 or absent: off. */
+  readonly widen?: number;
+  /** The widening law's planted bug (`MachineSpec.plantUnsoundWidening`). */
+  readonly plantUnsoundWidening?: boolean;
 }
 
 /** A machine for `mechanism` on a listing. */
@@ -60,8 +66,12 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
     setup.strict ?? false,
     true,
     setup.laneSymmetry ?? false,
-    0,
-    setup.plantUnsoundRelevance ? { plantUnsoundRelevance: true } : {},
+    setup.widen ?? 0,
+    {
+      ...(setup.plantUnsoundRelevance ? { plantUnsoundRelevance: true } : {}),
+      ...(setup.plantUnsoundBarriers ? { plantUnsoundBarriers: true } : {}),
+      ...(setup.plantUnsoundWidening ? { plantUnsoundWidening: true } : {}),
+    },
   );
   if (!m.ok) expect.fail(m.error.join('; '));
   return m.value;
