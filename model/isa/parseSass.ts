@@ -112,8 +112,10 @@ function parseChecked(
     end: f.end,
   }));
   const labels: Label[] = s.labels.map(({ name, pc }) => ({ name, pc }));
+  const sm = /EF_CUDA_SM(\d+)\b|code for sm_(\d+)/.exec(text);
+  const arch = sm ? Number(sm[1] ?? sm[2]) : undefined;
   return ok({
-    program: { functions, instructions, labels },
+    program: { functions, instructions, labels, ...(arch !== undefined ? { arch } : {}) },
     directives: s.directives,
     sourceLines: s.instructions.map((i) => i.line),
   });

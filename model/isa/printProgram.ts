@@ -27,7 +27,8 @@ export function printProgram(program: Program): string {
     if (list === undefined) labelsAt.set(l.pc, [l.name]);
     else list.push(l.name);
   }
-  const lines: string[] = [];
+  // As cuobjdump writes it, so that the architecture reads back (`Program.arch`).
+  const lines: string[] = program.arch !== undefined ? [`\tcode for sm_${program.arch}`] : [];
   const printLabels = (pc: number): void => {
     for (const name of labelsAt.get(pc) ?? []) lines.push(`${name}:`);
   };

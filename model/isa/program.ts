@@ -105,6 +105,11 @@ export interface Program {
   readonly functions: readonly FunctionInfo[];
   readonly instructions: readonly Instruction[];
   readonly labels: readonly Label[];
+  /**
+   * The SM architecture the listing says it was compiled for (`EF_CUDA_SM89` in `.headerflags`,
+   * or `code for sm_89`), when it says: where the driver keeps the launch's sizes in c[0x0].
+   */
+  readonly arch?: number;
 }
 
 /** A `// @warpcheck …` comment line of a listing, kept for the launch-header reader (SEMANTICS §5). */

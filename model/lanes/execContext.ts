@@ -57,6 +57,30 @@ export const STACK_POINTER_OFFSETS: readonly number[] = [0x28, 0x37c];
 export const STACK_TOP = 0x00fffc00;
 export const STACK_LIMIT = 0x00ff0000;
 
+/**
+ * Where the driver keeps the launch's sizes in constant bank 0 (issue 16, a decision read off the
+ * listings in `../shared/sass/`: sm_70–sm_90 code multiplies `SR_CTAID.X` by c[0x0][0x0] and
+ * strides by c[0x0][0xc]; sm_100 and sm_120 code by c[0x0][0x360] and c[0x0][0x370]): blockDim.x,
+ * .y, .z, then gridDim.x, .y, .z, as plausible values of one block of K·W threads (the same
+ * values `SR_NTID.*` and `SR_NCTAID.*` read). A listing that names no architecture gets the
+ * older layout.
+ */
+export function launchSizeConstants(
+  arch: number | undefined,
+  launch: Launch,
+): readonly [number, number][] {
+  const base = arch !== undefined && arch >= 100 ? 0x360 : 0x0;
+  const grid = base + 0xc + (base === 0x360 ? 0x4 : 0);
+  return [
+    [base, launch.warps * launch.warpSize],
+    [base + 0x4, 1],
+    [base + 0x8, 1],
+    [grid, 1],
+    [grid + 0x4, 1],
+    [grid + 0x8, 1],
+  ];
+}
+
 export function execContext(
   program: Program,
   ops: readonly Op[],
@@ -68,6 +92,8 @@ export function execContext(
     launch.registers.map((r) => r.reg),
   );
   const constants = new Map<string, number>();
+  for (const [offset, value] of launchSizeConstants(program.arch, launch))
+    constants.set(`0:${offset}`, value);
   for (const c of launch.constants) constants.set(`${c.bank}:${c.offset}`, u32(c.value));
   const byFunction = new Map<number, Map<number, number>>();
   for (const f of program.functions) {
