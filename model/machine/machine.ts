@@ -40,7 +40,8 @@ export { formatterFor } from './formatter.ts';
  */
 export function createMachine(spec: MachineSpec): Machine {
   const setup = setupMachine(spec);
-  const { program, ops, launch } = spec;
+  const { program, ops } = spec;
+  const launch = setup.launch;
   const { ctx, mech, refMech, fmt, W, full, widen, canReduce, live, symmetric } = setup;
   const writeWarp = warpWriter(setup);
   const sym = laneSymmetry(setup, writeWarp);
@@ -96,6 +97,7 @@ export function createMachine(spec: MachineSpec): Machine {
     program,
     ops,
     launch,
+    ...(setup.blockLaunch ? { blockLaunch: setup.blockLaunch } : {}),
     ctx,
     mechanism: mech,
     options: spec.options,

@@ -1,4 +1,12 @@
 import type { Op } from '../isa/op.ts';
+import type { Launch } from '../lanes/launch.ts';
+import {
+  BLOCK_THREAD_LIMIT,
+  blockMask,
+  tooLargeBlock,
+  type BlockContext,
+  type BlockShape,
+} from '../mechanisms/blockMechanism.ts';
 import { execContext, type ExecContext } from '../lanes/execContext.ts';
 import type { Formatter, Mechanism, MechanismContext, Policy } from '../mechanisms/mechanism.ts';
 import { createIts, type ItsState } from '../mechanisms/its.ts';
@@ -17,6 +25,10 @@ const NOP: Op = { kind: 'nop', guard: null, pred2: null };
  */
 export interface MachineSetup {
   readonly spec: MachineSpec;
+  /** The launch the lanes run: the spec's, or for a block mechanism its block view. */
+  readonly launch: Launch;
+  /** For a block mechanism on its block view: the launch as given (K warps of W). */
+  readonly blockLaunch?: Launch;
   readonly ctx: ExecContext;
   readonly mctx: MechanismContext;
   readonly mech: Mechanism<unknown>;
@@ -46,8 +58,20 @@ export interface MachineSetup {
 
 /** Builds the `MachineSetup` of `spec` (stage 1 of `createMachine`). */
 export function setupMachine(spec: MachineSpec): MachineSetup {
-  const { program, ops, launch } = spec;
-  const ctx = execContext(program, ops, launch, spec.lanes);
+  const { program, ops } = spec;
+  // A block mechanism (`blockMechanism.ts`) runs on the block view: the K·W threads as one row of
+  // lanes, thread t in lane t, SR_LANEID = t mod W. Past 32 threads the masks cannot hold the
+  // block: the lanes stay per warp and the mechanism ends the run `unsupported`.
+  const shape: BlockShape | null =
+    spec.factory.level === 'block'
+      ? { warps: spec.launch.warps, warpSize: spec.launch.warpSize }
+      : null;
+  const blockView = shape !== null && shape.warps * shape.warpSize <= BLOCK_THREAD_LIMIT;
+  const launch: Launch = blockView
+    ? { ...spec.launch, warpSize: shape.warps * shape.warpSize, warps: 1 }
+    : spec.launch;
+  const lanes = execContext(program, ops, launch, spec.lanes);
+  const ctx: ExecContext = blockView ? { ...lanes, homeWarpSize: shape.warpSize } : lanes;
   const mctx: MechanismContext = {
     program,
     ops,
@@ -57,7 +81,13 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
     ipdom: spec.ipdom,
     ...(spec.likelyConvergence ? { likelyConvergence: spec.likelyConvergence } : {}),
   };
-  const mech = spec.factory.create(mctx, spec.options);
+  const mech =
+    shape === null
+      ? spec.factory.create(mctx, spec.options)
+      : blockView
+        ? spec.factory.create({ ...mctx, block: shape } as BlockContext, spec.options)
+        : (tooLargeBlock(spec.factory.id, mctx, shape) as Mechanism<unknown>);
+  const fmt = formatterFor(program, launch.warpSize);
   const refMech =
     (spec.refine ?? true) && spec.factory.id !== 'its'
       ? createIts(mctx, {
@@ -97,11 +127,13 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
       : null;
   return {
     spec,
+    launch,
+    ...(blockView ? { blockLaunch: spec.launch } : {}),
     ctx,
     mctx,
     mech,
     refMech,
-    fmt: formatterFor(program, launch.warpSize),
+    fmt: blockView ? { pc: fmt.pc, mask: (m) => blockMask(shape, m) } : fmt,
     n: program.instructions.length,
     W: launch.warpSize,
     full: ctx.full,

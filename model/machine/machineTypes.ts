@@ -82,7 +82,10 @@ export interface Transition {
 export interface Machine {
   readonly program: Program;
   readonly ops: readonly Op[];
+  /** The launch the lanes run (for a block mechanism: its block view, one row of K·W lanes). */
   readonly launch: Launch;
+  /** For a block mechanism (`mechanisms/blockMechanism.ts`): the launch as given, K warps of W. */
+  readonly blockLaunch?: Launch;
   readonly ctx: ExecContext;
   readonly mechanism: Mechanism<unknown>;
   /** The mechanism's options, defaults filled in. */
