@@ -74,20 +74,21 @@ export function homeLanes(shape: BlockShape, mask: number): number {
 
 /**
  * The instructions a block mechanism gives no meaning (docs/semantics.md "Block mechanisms"):
- * what names lanes of one warp or needs a warp's own hardware — VOTE, WARPSYNC, the convergence
- * barriers, Fermi stack operations, lane masks — and CALL/RET (the papers' stacks have no call
- * frames). They end the run `unsupported`; YIELD is a no-op.
+ * what names lanes of one warp or needs a warp's own hardware — WARPSYNC, VOTE, Fermi stack
+ * operations, lane masks — and CALL/RET (the papers' stacks have no call frames) end the run
+ * `unsupported`. BSSY/BSYNC/BREAK/BMOV and YIELD are no-ops, as on every pre-Volta mechanism
+ * (SEMANTICS §2, the `foreign` policy's default; `preVolta.ts`).
  */
 export function blockPolicy(op: Op): Policy {
-  if (op.kind === 'yield') return 'nop';
   if (
-    BARRIER_KINDS.has(op.kind) ||
+    op.kind === 'warpsync' ||
     op.kind === 'vote' ||
     op.kind === 'stack-op' ||
     op.kind === 'call' ||
     op.kind === 'ret'
   )
     return 'reject';
+  if (BARRIER_KINDS.has(op.kind) || op.kind === 'yield') return 'nop';
   if (op.kind === 's2r' && /MASK/.test(op.sreg)) return 'reject';
   return 'native';
 }

@@ -229,7 +229,7 @@ const DECLARED: readonly Expectation[] = [
 /** Block-level mechanisms (issue 13; model/mechanisms/blockMechanism.ts). */
 const BLOCK = ['tbc', 'dwf', 'lwm'];
 const BLOCK_UNSUPPORTED =
-  'a block mechanism regroups threads of different warps, so what names the lanes of one warp (WARPSYNC, VOTE, BSSY/BSYNC/BMOV) and CALL/RET (the papers\' stacks have no call frames) has no meaning there: the run ends unsupported (docs/semantics.md "Block mechanisms"; seed 002 §3.2-3.4 describe none of them)';
+  'a block mechanism regroups threads of different warps, so what names the lanes of one warp (WARPSYNC, VOTE) and CALL/RET (the papers\' stacks have no call frames) has no meaning there: the run ends unsupported (docs/semantics.md "Block mechanisms"; seed 002 §3.2-3.4 describe none of them)';
 const BLOCK_EXPECTATIONS: readonly Expectation[] = [
   ...['tbc', 'lwm'].map((mechanism): Expectation => ({
     law: 'termination',
