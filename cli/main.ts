@@ -62,7 +62,7 @@ const mechanismHelp = (mechanisms: readonly MechanismFactory[]) =>
   mechanisms
     .map(
       (m) =>
-        `  ${m.id.padEnd(12)} ${m.summary}\n${' '.repeat(15)}(${m.source})` +
+        `  ${m.id.padEnd(12)} ${m.summary}\n${' '.repeat(15)}(${m.source}${m.level === 'block' ? '; block-level: one state for the block, warps × warp size ≤ 32' : ''})` +
         m.options
           .map(
             (o) =>

@@ -93,7 +93,10 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   io.out(`${io.colour.bold(printable(s.value.name))}\n`);
   if (s.value.source) io.out(`source: ${printable(s.value.source)}\n`);
   io.out(
-    `mechanism: ${s.value.mechanism}${opts ? ` (${opts})` : ''}; ${launch.warps} warp(s) of ${launch.warpSize} lanes; masks are written lane ${launch.warpSize - 1} first\n`,
+    `mechanism: ${s.value.mechanism}${opts ? ` (${opts})` : ''}; ` +
+      (m.machine.blockLaunch
+        ? `block mechanism: ${m.machine.blockLaunch.warps} warp(s) of ${m.machine.blockLaunch.warpSize} threads, run as one block view; masks are written thread ${launch.warpSize - 1} first, home warps apart (warp 0 on the right)\n`
+        : `${launch.warps} warp(s) of ${launch.warpSize} lanes; masks are written lane ${launch.warpSize - 1} first\n`),
   );
   if (!a.quiet) {
     io.out(`\n${io.colour.dim('initial state')}\n`);

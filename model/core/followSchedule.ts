@@ -211,7 +211,10 @@ export function followSchedule(
     state: s,
     counters: c,
     ipc: c.cycles === 0 ? 0 : c.issued / c.cycles,
-    simdEfficiency: c.issued === 0 ? 0 : c.activeLanes / (c.issued * core.machine.launch.warpSize),
+    simdEfficiency:
+      c.issued === 0
+        ? 0
+        : c.activeLanes / (c.issued * (core.machine.blockLaunch ?? core.machine.launch).warpSize),
     steps: i,
     held,
     turns: timed,

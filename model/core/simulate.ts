@@ -75,7 +75,8 @@ export function simulate(
     }
   }
   const c = s.counters;
-  const w = core.machine.launch.warpSize;
+  // A block mechanism's formed warps are W lanes wide, though its block view has K·W lanes.
+  const w = (core.machine.blockLaunch ?? core.machine.launch).warpSize;
   return {
     end,
     state: s,

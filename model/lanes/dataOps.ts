@@ -379,7 +379,7 @@ export function shift(
 function specialRegister(ctx: ExecContext, name: string, warp: number, lane: number): number {
   switch (name) {
     case 'SR_LANEID':
-      return lane;
+      return ctx.homeWarpSize === undefined ? lane : lane % ctx.homeWarpSize;
     case 'SR_TID.X':
       return warp * ctx.warpSize + lane;
     case 'SR_TID.Y':

@@ -30,6 +30,11 @@ export interface ExecContext {
   readonly full: number;
   /** Warps in the block (K). */
   readonly warps: number;
+  /**
+   * Lanes per warp when the lanes are a block view (`machine/machineSetup.ts`, block mechanisms):
+   * lane t is thread t and its `SR_LANEID` is t mod this. Absent: the lanes are one warp.
+   */
+  readonly homeWarpSize?: number;
   readonly atomicOrder: AtomicOrder;
   /**
    * The branching budget: at most this many outcomes of one instruction's unknown predicates

@@ -37,3 +37,13 @@ export { gcnFactory } from './gcn.ts';
 export { bfsFactory } from './bfs.ts';
 export { sortedFactory } from './sorted.ts';
 export { opcodeConvergentFactory, type OpcodeConvergentState } from './opcodeConvergent.ts';
+export {
+  BLOCK_THREAD_LIMIT,
+  blockPolicy,
+  compact,
+  type BlockContext,
+  type BlockShape,
+} from './blockMechanism.ts';
+export { tbcFactory, createTbc, type TbcState } from './tbc.ts';
+export { dwfFactory, createDwf, type DwfState, type DwfSchedule } from './dwf.ts';
+export { lwmFactory, createLwm, type LwmState } from './lwm.ts';

@@ -138,6 +138,11 @@ export interface MechanismFactory {
   readonly summary: string;
   readonly source: string;
   readonly options: readonly OptionSpec[];
+  /**
+   * `block`: a block-level mechanism (`blockMechanism.ts`): one state for all K warps, masks over
+   * the block's threads, created with a `BlockContext`. Absent or `warp`: one state per warp.
+   */
+  readonly level?: 'warp' | 'block';
   create(ctx: MechanismContext, options: Readonly<Record<string, string>>): Mechanism<unknown>;
 }
 

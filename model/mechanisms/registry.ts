@@ -11,6 +11,9 @@ import { gcnFactory } from './gcn.ts';
 import { bfsFactory } from './bfs.ts';
 import { sortedFactory } from './sorted.ts';
 import { opcodeConvergentFactory } from './opcodeConvergent.ts';
+import { tbcFactory } from './tbc.ts';
+import { dwfFactory } from './dwf.ts';
+import { lwmFactory } from './lwm.ts';
 
 /** Every registered mechanism, in the order the CLI lists them. */
 export const MECHANISMS: readonly MechanismFactory[] = [
@@ -26,6 +29,10 @@ export const MECHANISMS: readonly MechanismFactory[] = [
   sortedFactory,
   tokenStackFactory,
   opcodeConvergentFactory,
+  // Block-level mechanisms (blockMechanism.ts): one state for the block's K·W ≤ 32 threads.
+  tbcFactory,
+  dwfFactory,
+  lwmFactory,
 ];
 
 export function findMechanism(id: string): MechanismFactory | undefined {

@@ -50,7 +50,11 @@ export interface SimtStackOptions {
 }
 
 /** Orders divergent groups bottom-to-top: the last group runs first. */
-function pushOrder(groups: readonly Group[], fallThrough: number, order: PathOrder): Group[] {
+export function pushOrder(
+  groups: readonly Group[],
+  fallThrough: number,
+  order: PathOrder,
+): Group[] {
   // Taken-first puts the fall-through path at the bottom; among several targets (BRX) the lowest
   // PC runs first. Majority/minority compare lane counts and break ties taken-first.
   const takenFirst = (a: Group, b: Group) =>

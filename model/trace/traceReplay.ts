@@ -14,6 +14,7 @@
  * trace, else one with that PC, else the first (`choice: 'hardware'`); `choice: 'first'` always
  * takes the first. Both are deterministic; the number of choices made is reported.
  */
+import type { BlockContext } from '../mechanisms/blockMechanism.ts';
 import { buildCfg, ipdomOf } from '../cfg/index.ts';
 import { decodeProgram } from '../isa/decode.ts';
 import type { Op } from '../isa/op.ts';
@@ -212,7 +213,13 @@ export function replayTrace(
   options: Readonly<Record<string, string>>,
   ro: ReplayOptions = {},
 ): ReplayResult {
-  const mech: Mechanism<unknown> = factory.create(setup.ctx, options);
+  // A trace is one warp's: a block mechanism (`blockMechanism.ts`) sees a block of that one warp.
+  const mech: Mechanism<unknown> = factory.create(
+    factory.level === 'block'
+      ? ({ ...setup.ctx, block: { warps: 1, warpSize: setup.ctx.warpSize } } as BlockContext)
+      : setup.ctx,
+    options,
+  );
   const { ctx, paths, visits, hardware } = setup;
   const { base } = setup.built;
   const byte = (i: number) => base + i * INST_STRIDE;

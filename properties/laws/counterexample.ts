@@ -45,7 +45,7 @@ export function counterexampleScenario(
     entry: loaded.header.entry,
     strict: false,
     refine: f.refine,
-    launch: machine.launch,
+    launch: machine.blockLaunch ?? machine.launch,
     mechanism,
     options: f.options,
     atomicOrder: 'ascending',

@@ -226,8 +226,36 @@ const DECLARED: readonly Expectation[] = [
   })),
 ];
 
+/** Block-level mechanisms (issue 13; model/mechanisms/blockMechanism.ts). */
+const BLOCK = ['tbc', 'dwf', 'lwm'];
+const BLOCK_UNSUPPORTED =
+  'a block mechanism regroups threads of different warps, so what names the lanes of one warp (WARPSYNC, VOTE) and CALL/RET (the papers\' stacks have no call frames) has no meaning there: the run ends unsupported (docs/semantics.md "Block mechanisms"; seed 002 §3.2-3.4 describe none of them)';
+const BLOCK_EXPECTATIONS: readonly Expectation[] = [
+  ...['tbc', 'lwm'].map((mechanism): Expectation => ({
+    law: 'termination',
+    mechanism,
+    class: 'spin',
+    expect: 'fails',
+    reason: `seed 002 §3.3-3.4: ${mechanism === 'tbc' ? 'one block-wide reconvergence stack' : 'one SIMT stack for the large warp'}, so ${SPIN_NO_SWITCH}`,
+  })),
+  ...BLOCK.flatMap((mechanism): Expectation[] =>
+    (['call', 'recursion', 'syncwarp'] as const).map((cls) => ({
+      law: 'trace-equivalence',
+      mechanism,
+      class: cls,
+      expect: 'fails',
+      reason: BLOCK_UNSUPPORTED,
+    })),
+  ),
+];
+
 /** The whole table. */
-export const EXPECTATIONS: readonly Expectation[] = [...BASE, ...DECLARED, ...IPDOM_VS_MAXIMAL];
+export const EXPECTATIONS: readonly Expectation[] = [
+  ...BASE,
+  ...DECLARED,
+  ...IPDOM_VS_MAXIMAL,
+  ...BLOCK_EXPECTATIONS,
+];
 
 /** The expectation of (law, mechanism) on a kernel of `classes`: the failing classes, if any. */
 export function expectedFailures(

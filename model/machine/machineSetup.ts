@@ -1,0 +1,150 @@
+import type { Op } from '../isa/op.ts';
+import type { Launch } from '../lanes/launch.ts';
+import {
+  BLOCK_THREAD_LIMIT,
+  blockMask,
+  tooLargeBlock,
+  type BlockContext,
+  type BlockShape,
+} from '../mechanisms/blockMechanism.ts';
+import { execContext, type ExecContext } from '../lanes/execContext.ts';
+import type { Formatter, Mechanism, MechanismContext, Policy } from '../mechanisms/mechanism.ts';
+import { createIts, type ItsState } from '../mechanisms/its.ts';
+import { formatterFor } from './formatter.ts';
+import { liveness, type Liveness } from './liveness.ts';
+import { widening, type Widening } from './widening.ts';
+import type { MachineSpec } from './machineTypes.ts';
+
+const NOP: Op = { kind: 'nop', guard: null, pred2: null };
+
+/**
+ * Stage 1 of `createMachine`: what a spec decides once, before any state exists — the lanes'
+ * execution context, the mechanism and its reference (`its`, for `refines-its`), the policy per
+ * PC, the liveness analysis (relevance) and whether lane symmetry and loop widening apply.
+ * Plain data read by the other stages (`warpKeys.ts`, `laneSymmetry.ts`, `issueSteps.ts`).
+ */
+export interface MachineSetup {
+  readonly spec: MachineSpec;
+  /** The launch the lanes run: the spec's, or for a block mechanism its block view. */
+  readonly launch: Launch;
+  /** For a block mechanism on its block view: the launch as given (K warps of W). */
+  readonly blockLaunch?: Launch;
+  readonly ctx: ExecContext;
+  readonly mctx: MechanismContext;
+  readonly mech: Mechanism<unknown>;
+  /** The reference mechanism when the run checks refinement (SEMANTICS §6), else null. */
+  readonly refMech: Mechanism<ItsState> | null;
+  readonly fmt: Formatter;
+  /** Instructions in the program. */
+  readonly n: number;
+  /** Lanes per warp. */
+  readonly W: number;
+  readonly full: number;
+  /** Per PC, decided once: the mechanism's policy and the op that executes under it. */
+  readonly policyAt: readonly Policy[];
+  readonly opAt: readonly Op[];
+  /** Register slots per lane (`ctx.layout.count`). */
+  readonly nSlots: number;
+  /** The mechanism reports its lanes' PCs (`Mechanism.lanePcs`), so keys can be reduced. */
+  readonly canReduce: boolean;
+  /** The relevance analysis, when `canReduce`. */
+  readonly live: Liveness | null;
+  /** Why lane symmetry is off though asked for (null when on or not asked for). */
+  readonly symmetryOff: string | null;
+  readonly symmetric: boolean;
+  /** Loop widening, when `spec.widen` > 0. */
+  readonly widen: Widening | null;
+}
+
+/** Builds the `MachineSetup` of `spec` (stage 1 of `createMachine`). */
+export function setupMachine(spec: MachineSpec): MachineSetup {
+  const { program, ops } = spec;
+  // A block mechanism (`blockMechanism.ts`) runs on the block view: the K·W threads as one row of
+  // lanes, thread t in lane t, SR_LANEID = t mod W. Past 32 threads the masks cannot hold the
+  // block: the lanes stay per warp and the mechanism ends the run `unsupported`.
+  const shape: BlockShape | null =
+    spec.factory.level === 'block'
+      ? { warps: spec.launch.warps, warpSize: spec.launch.warpSize }
+      : null;
+  const blockView = shape !== null && shape.warps * shape.warpSize <= BLOCK_THREAD_LIMIT;
+  const launch: Launch = blockView
+    ? { ...spec.launch, warpSize: shape.warps * shape.warpSize, warps: 1 }
+    : spec.launch;
+  const lanes = execContext(program, ops, launch, spec.lanes);
+  const ctx: ExecContext = blockView ? { ...lanes, homeWarpSize: shape.warpSize } : lanes;
+  const mctx: MechanismContext = {
+    program,
+    ops,
+    warpSize: launch.warpSize,
+    full: ctx.full,
+    entry: spec.entry,
+    ipdom: spec.ipdom,
+    ...(spec.likelyConvergence ? { likelyConvergence: spec.likelyConvergence } : {}),
+  };
+  const mech =
+    shape === null
+      ? spec.factory.create(mctx, spec.options)
+      : blockView
+        ? spec.factory.create({ ...mctx, block: shape } as BlockContext, spec.options)
+        : (tooLargeBlock(spec.factory.id, mctx, shape) as Mechanism<unknown>);
+  const fmt = formatterFor(program, launch.warpSize);
+  const refMech =
+    (spec.refine ?? true) && spec.factory.id !== 'its'
+      ? createIts(mctx, {
+          grouping: 'maximal',
+          // The reference reads BSSY as the mechanism is told to (SEMANTICS §2 makes OR an option).
+          bssy: spec.options['bssy'] === 'or' ? 'or' : 'assign',
+          warpsyncExited: 'accept',
+          barriers: 'native',
+        })
+      : null;
+  const policyAt = ops.map((op) => mech.policy(op));
+  const opAt = ops.map((op, pc) => (policyAt[pc] === 'nop' ? NOP : op));
+  const nSlots = ctx.layout.count;
+  const canReduce = typeof mech.lanePcs === 'function';
+  const live = canReduce
+    ? liveness(ops, ctx.layout, (op) => mech.policy(op), true, spec.plantUnsoundRelevance ?? false)
+    : null;
+  const withOptions = Object.keys(spec.options).length ? ' with these options' : '';
+  const symmetryOff: string | null = !spec.laneSymmetry
+    ? null
+    : mech.laneSymmetric !== true
+      ? `${mech.id}${withOptions} does not declare its rules lane-symmetric`
+      : mech.laneFairness && mech.pcFairness !== true
+        ? `${mech.id}${withOptions} is fair per lane, which renumbering lanes does not keep`
+        : !canReduce
+          ? `${mech.id} does not report its lanes' PCs`
+          : null;
+  // Loop widening needs the may-write sets of the liveness analysis (computed here if not above).
+  const widen =
+    (spec.widen ?? 0) > 0
+      ? widening(
+          ops,
+          live ?? liveness(ops, ctx.layout, (op) => mech.policy(op)),
+          nSlots,
+          spec.widen!,
+          spec.plantUnsoundWidening ?? false,
+        )
+      : null;
+  return {
+    spec,
+    launch,
+    ...(blockView ? { blockLaunch: spec.launch } : {}),
+    ctx,
+    mctx,
+    mech,
+    refMech,
+    fmt: blockView ? { pc: fmt.pc, mask: (m) => blockMask(shape, m) } : fmt,
+    n: program.instructions.length,
+    W: launch.warpSize,
+    full: ctx.full,
+    policyAt,
+    opAt,
+    nSlots,
+    canReduce,
+    live,
+    symmetryOff,
+    symmetric: spec.laneSymmetry === true && symmetryOff === null,
+    widen,
+  };
+}

@@ -1,0 +1,228 @@
+import type { Outcome } from '../lanes/execute.ts';
+import { type Group } from '../lanes/execute.ts';
+import type { KeySink } from '../machine/key.ts';
+import {
+  blockMask,
+  blockPolicy,
+  compact,
+  isBranch,
+  mergeGroups,
+  type BlockContext,
+} from './blockMechanism.ts';
+import {
+  VIRTUAL_EXIT,
+  type Advance,
+  type Formatter,
+  type Issue,
+  type Mechanism,
+  type MechanismFactory,
+  type StateView,
+} from './mechanism.ts';
+import { pushOrder, type PathOrder } from './simtStack.ts';
+
+/**
+ * `tbc` — thread block compaction (seed 002 §3.3, after Fung & Aamodt [7]): a block-level
+ * mechanism (`blockMechanism.ts`; masks name the block's threads).
+ *
+ * One reconvergence stack for the whole block ("modifying the SIMT stack so that it encompasses
+ * all warps"). The top entry's threads are compacted into warps (`compact`: home lanes kept, lane
+ * conflicts give extra warps), which run independently ("both warps are scheduled
+ * independently"). A warp that executes a branch (a potential divergence point) waits there; when
+ * every warp of the entry has executed it ("at the end of block A both warps synchronize"), the
+ * entry becomes the reconvergence entry at the branch's IPDOM and one entry per target is pushed
+ * with "all the threads jumping to its corresponding PC, even if these threads belonged previously
+ * to different warps", compacted into new warps. A warp that reaches its entry's reconvergence PC
+ * waits; when all have, the entry is popped and the entry below is compacted anew ("when block B
+ * terminates the threads are reassigned to their initial warps": a full block compacts to its home
+ * warps). A uniform branch re-forms the same warps.
+ *
+ * Invariants: every entry's mask contains the masks of the entries above it; the top entry's live
+ * threads are each in exactly one of `warps` (running), `arrived` (waiting at the branch) or done
+ * (waiting at the top's RPC); no formed warp holds two threads of one home lane.
+ */
+export interface TbcEntry {
+  /** Where the entry's threads resume (for the top entry: where its warps were formed). */
+  readonly pc: number;
+  readonly rpc: number;
+  readonly mask: number;
+}
+
+export interface TbcWarp {
+  readonly pc: number;
+  readonly mask: number;
+}
+
+export interface TbcState {
+  readonly stack: readonly TbcEntry[];
+  /** The top entry's formed warps that still run (not at the branch, not at the RPC). */
+  readonly warps: readonly TbcWarp[];
+  /** Next PCs of the top entry's threads that executed the branch at `branchPc`. */
+  readonly arrived: readonly Group[];
+  readonly branchPc: number;
+}
+
+export interface TbcOptions {
+  readonly order: PathOrder;
+}
+
+export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcState> {
+  const shape = ctx.block;
+  const branchAt = ctx.ops.map(isBranch);
+  /** Warps formed from the top entry, unless it has nothing left to run (the caller pops it). */
+  const formed = (e: TbcEntry): TbcWarp[] =>
+    e.pc === e.rpc || e.pc === VIRTUAL_EXIT
+      ? []
+      : compact(shape, e.mask).map((mask) => ({ pc: e.pc, mask }));
+
+  /**
+   * With no warp running: the branch's outcome is applied (divergence pushes entries), or the
+   * top entry is done and popped; then the new top is compacted. Repeats while nothing runs.
+   */
+  const settle = (
+    stack: TbcEntry[],
+    warps: TbcWarp[],
+    arrived: readonly Group[],
+    branchPc: number,
+  ): TbcState => {
+    while (warps.length === 0 && stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (arrived.length === 1) {
+        stack[stack.length - 1] = { ...top, pc: arrived[0]!.pc };
+      } else if (arrived.length > 1) {
+        // Divergence (seed 002 §3.3; as the SIMT stack, seed 000 §II (2)): the top becomes the
+        // reconvergence entry at the IPDOM; a path already at the IPDOM is not pushed.
+        const ipd = ctx.ipdom(branchPc);
+        stack[stack.length - 1] = { ...top, pc: ipd };
+        for (const g of pushOrder(arrived, branchPc + 1, opts.order))
+          if (g.pc !== ipd) stack.push({ pc: g.pc, rpc: ipd, mask: g.mask });
+      } else stack.pop();
+      arrived = [];
+      branchPc = -1;
+      const next = stack[stack.length - 1];
+      if (next) warps = formed(next);
+    }
+    return { stack, warps, arrived, branchPc };
+  };
+
+  return {
+    id: 'tbc',
+    // Fair per thread: every formed warp that can issue eventually does (the scheduler's choice
+    // among the top entry's warps is the explorer's).
+    laneFairness: true,
+    policy: blockPolicy,
+    init: () => {
+      const bottom: TbcEntry = { pc: ctx.entry, rpc: VIRTUAL_EXIT, mask: ctx.full };
+      return { stack: [bottom], warps: formed(bottom), arrived: [], branchPc: -1 };
+    },
+    candidates: (s) => s.warps,
+    advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<TbcState> {
+      const gone = (outcome.exited | exited) >>> 0;
+      const keep = (m: number) => (m & ~gone) >>> 0;
+      const stack = s.stack.map((e) => (e.mask & gone ? { ...e, mask: keep(e.mask) } : e));
+      const rpc = stack[stack.length - 1]!.rpc;
+      let arrived = s.arrived
+        .map((g) => ({ pc: g.pc, mask: keep(g.mask) }))
+        .filter((g) => g.mask !== 0);
+      let branchPc = s.branchPc;
+      const groups = outcome.groups;
+      const branched = branchAt[issue.pc] === true || groups.length > 1;
+      if (branched) {
+        // The warp executed a potential divergence point: it waits for the rest of the entry.
+        arrived = mergeGroups(arrived, groups);
+        branchPc = issue.pc;
+      }
+      // The issued warp moves on in its place (the scheduler's order is kept), unless it waits at
+      // the branch, reached the RPC or exited; exited threads leave every warp.
+      const warps: TbcWarp[] = [];
+      for (const w of s.warps) {
+        if (w.pc === issue.pc && w.mask === issue.mask) {
+          const g = groups[0];
+          if (!branched && g && g.pc !== rpc) warps.push({ pc: g.pc, mask: g.mask });
+        } else if (keep(w.mask) !== 0) warps.push({ pc: w.pc, mask: keep(w.mask) });
+      }
+      return { kind: 'ok', state: settle(stack, warps, arrived, branchPc) };
+    },
+    ready: (s) => {
+      let m = 0;
+      for (const w of s.warps) m |= w.mask;
+      return m >>> 0;
+    },
+    key(s, out: KeySink) {
+      out.push(s.stack.length);
+      for (const e of s.stack) {
+        out.push(e.pc);
+        out.push(e.rpc);
+        out.mask(e.mask);
+      }
+      out.push(s.warps.length);
+      for (const w of s.warps) {
+        out.push(w.pc);
+        out.mask(w.mask);
+      }
+      out.push(s.arrived.length);
+      for (const g of s.arrived) {
+        out.push(g.pc);
+        out.mask(g.mask);
+      }
+      out.push(s.branchPc);
+    },
+    lanePcs(s, visit) {
+      // Entries below the top resume at their PCs and hold every thread above them (threads done
+      // at the top's RPC resume with the entry below); the top's threads are in its warps or at
+      // the branch's targets.
+      for (let i = 0; i < s.stack.length - 1; i++) visit(s.stack[i]!.pc, s.stack[i]!.mask);
+      for (const w of s.warps) visit(w.pc, w.mask);
+      for (const g of s.arrived) visit(g.pc, g.mask);
+    },
+    view(s, fmt: Formatter): StateView {
+      const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
+      const top = [...s.stack].reverse();
+      return {
+        tables: [
+          {
+            title: 'Block reconvergence stack (top first)',
+            columns: ['RPC', 'PC', 'Threads'],
+            rows: top.map((e) => [pc(e.rpc), pc(e.pc), fmt.mask(e.mask)]),
+          },
+          {
+            title: 'Compacted warps of the top entry (home lanes kept)',
+            columns: ['PC', 'Threads'],
+            rows: [
+              ...s.warps.map((w) => [pc(w.pc), fmt.mask(w.mask)]),
+              ...s.arrived.map((g) => [`${pc(g.pc)} (after the branch)`, fmt.mask(g.mask)]),
+            ],
+          },
+        ],
+        data: {
+          stack: top.map((e) => ({
+            rpc: e.rpc === VIRTUAL_EXIT ? null : fmt.pc(e.rpc),
+            pc: e.pc === VIRTUAL_EXIT ? null : fmt.pc(e.pc),
+            mask: blockMask(shape, e.mask),
+          })),
+          warps: s.warps.map((w) => ({ pc: fmt.pc(w.pc), mask: blockMask(shape, w.mask) })),
+          arrived: s.arrived.map((g) => ({ pc: pc(g.pc), mask: blockMask(shape, g.mask) })),
+        },
+      };
+    },
+  };
+}
+
+export const tbcFactory: MechanismFactory = {
+  id: 'tbc',
+  level: 'block',
+  summary:
+    'thread block compaction: one reconvergence stack for the block; at a branch the block synchronises and its threads are compacted into new warps per path (home lanes kept), reconverging at the IPDOM',
+  source: 'seed 002 §3.3 (Fung & Aamodt, HPCA 2011)',
+  options: [
+    {
+      name: 'order',
+      values: ['taken-first', 'not-taken-first', 'majority-first', 'minority-first'],
+      default: 'taken-first',
+      doc: 'which path of a divergent branch runs first (seed 002 §3.3 does not say; as simt-stack.order)',
+    },
+  ],
+  create: (ctx, o) =>
+    createTbc(ctx as BlockContext, {
+      order: (o['order'] ?? 'taken-first') as PathOrder,
+    }) as Mechanism<unknown>,
+};
