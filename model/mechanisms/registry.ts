@@ -11,6 +11,8 @@ import { gcnFactory } from './gcn.ts';
 import { bfsFactory } from './bfs.ts';
 import { sortedFactory } from './sorted.ts';
 import { opcodeConvergentFactory } from './opcodeConvergent.ts';
+import { dwsFactory } from './dws.ts';
+import { hybridFactory } from './hybrid.ts';
 
 /** Every registered mechanism, in the order the CLI lists them. */
 export const MECHANISMS: readonly MechanismFactory[] = [
@@ -26,6 +28,8 @@ export const MECHANISMS: readonly MechanismFactory[] = [
   sortedFactory,
   tokenStackFactory,
   opcodeConvergentFactory,
+  dwsFactory,
+  hybridFactory,
 ];
 
 export function findMechanism(id: string): MechanismFactory | undefined {
