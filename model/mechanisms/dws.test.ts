@@ -40,7 +40,7 @@ function problem(m: Machine, s: MachineState): string | null {
     if (prev && !(prev.pc < sp.pc || (prev.pc === sp.pc && prev.depth < sp.depth)))
       return 'not sorted by (pc, depth), or two splits at one place';
   }
-  return seen === m.live(s) >>> 0 ? null : 'the splits do not hold exactly the live lanes';
+  return seen === m.live(s)[0]! >>> 0 ? null : 'the splits do not hold exactly the live lanes';
 }
 
 describe('dws: warp-split invariants in every reachable state', () => {
