@@ -183,3 +183,46 @@ describe('seed 001 §2.5, Fig. 1e/1f: parallel traversal (the Multi-Path family)
     }
   });
 });
+
+describe('dws reconverge=ipdom: the splits of a divergence wait for each other at its IPDOM', () => {
+  const ipdom = { options: { reconverge: 'ipdom' } };
+
+  it('Fig. 28: the split that reaches F first waits there; F issues once, for the whole warp', () => {
+    const m = machineOf(FIG28, 'dws', ipdom);
+    const atF = new Set<string>();
+    for (const s of reachable(m, 5000))
+      for (const t of m.successors(s))
+        if (m.fmt.pc(t.issue.pc) === 'F') atF.add(m.fmt.mask(t.issue.mask));
+    expect([...atF]).toEqual(['1111']);
+  });
+
+  it('Fig. 1: splits at one PC under one reconvergence entry re-merge (mp-ipdom keeps them apart)', () => {
+    // A's branch: entry E (1111), splits B (1101) and D (0010); B's branch has the same IPDOM, so
+    // it reuses the entry (seed 004 Step2A): C (0001) and D (1100) join the D split already there.
+    const table = (mech: string, o = {}) => {
+      const m = machineOf(FIG1, mech, o);
+      return m.mechanism.view(replay(m, [0, 0, 0, 0]).states[4]!.warps[0]!.mech, m.fmt).data;
+    };
+    const rt = [{ pc: 'E', rpc: null, rec: '1111', pending: '1111', parent: null }];
+    expect(table('dws', ipdom)).toEqual({
+      st: [
+        { pc: 'C', mask: '0001', r: 0 },
+        { pc: 'D', mask: '1110', r: 0 },
+      ],
+      rt,
+    });
+    expect(table('mp-ipdom')).toEqual({
+      st: [
+        { pc: 'C', mask: '0001', r: 0 },
+        { pc: 'D', mask: '0010', r: 0 },
+        { pc: 'D', mask: '1100', r: 0 },
+      ],
+      rt,
+    });
+  });
+
+  it('the spinlock livelocks: waiting at the loop exit parks the holder, as on mp-ipdom', () => {
+    const text = read('spinlock.sass');
+    expect(verdictOf(explore(machineOf(text, 'dws', ipdom), budget))).toBe('deadlock/livelock');
+  });
+});

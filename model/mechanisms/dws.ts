@@ -19,6 +19,7 @@ import {
   type PathListOptions,
 } from './pathList.ts';
 import { warpsyncStop } from './preVolta.ts';
+import { createDwsIpdom } from './dwsIpdom.ts';
 
 /**
  * `dws` — dynamic warp subdivision (seed 002 §3.9, after Meng, Tarjan and Skadron, ISCA 2010;
@@ -130,11 +131,25 @@ export function viewDws(s: DwsState, fmt: Formatter): StateView {
   };
 }
 
+/** Where warp-splits wait for each other: nowhere (the default reading) or at the IPDOM. */
+export type DwsReconverge = 'pc' | 'ipdom';
+
 export const dwsFactory: MechanismFactory = {
   id: 'dws',
   summary:
     'dynamic warp subdivision: a divergence splits the warp into independently scheduled warp-splits (explored under fairness), which run past the IPDOM and re-merge when they meet at one PC',
   source: 'seed 002 §3.9, Fig. 28; docs/semantics.md "dws"',
-  options: PATH_LIST_OPTIONS,
-  create: (ctx, o) => createDws(ctx, pathListOptions(o)) as Mechanism<unknown>,
+  options: [
+    ...PATH_LIST_OPTIONS,
+    {
+      name: 'reconverge',
+      values: ['pc', 'ipdom'],
+      default: 'pc',
+      doc: "pc: splits never wait and re-merge when they meet at one PC, past the IPDOM included (seed 002 §3.9, Fig. 28); ipdom: the split table's stack makes each split wait at its divergence's IPDOM for its siblings (mp-ipdom's tables), splits at one PC under one entry re-merge (docs/semantics.md 'dws')",
+    },
+  ],
+  create: (ctx, o) =>
+    (o['reconverge'] === 'ipdom'
+      ? createDwsIpdom(ctx, pathListOptions(o))
+      : createDws(ctx, pathListOptions(o))) as Mechanism<unknown>,
 };

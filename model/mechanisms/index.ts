@@ -37,6 +37,7 @@ export { gcnFactory } from './gcn.ts';
 export { bfsFactory } from './bfs.ts';
 export { sortedFactory } from './sorted.ts';
 export { opcodeConvergentFactory, type OpcodeConvergentState } from './opcodeConvergent.ts';
-export { dwsFactory, createDws, type DwsState } from './dws.ts';
+export { dwsFactory, createDws, type DwsState, type DwsReconverge } from './dws.ts';
+export { createDwsIpdom } from './dwsIpdom.ts';
 export { hybridFactory, createHybrid } from './hybrid.ts';
 export { breadthFirstBlocks, type HybridLoops } from './hybridRegions.ts';
