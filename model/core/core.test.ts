@@ -175,8 +175,8 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
     // latency 1, mp-ipdom/dual-path on a flag wait whose setter sits at a higher PC).
     const root = new URL('../../', import.meta.url).pathname;
     for (const [file, mechs] of [
-      ['scenarios/spinlock.sass', ['its']],
-      ['scenarios/core/flag-wait.sass', ['its', 'mp-ipdom', 'dual-path']],
+      ['scenarios/spinlock.sass', ['its', 'dws', 'hybrid']],
+      ['scenarios/core/flag-wait.sass', ['its', 'mp-ipdom', 'dual-path', 'dws']],
     ] as const)
       for (const mech of mechs)
         for (const scheduler of ['lrr', 'gto'] as const) {
@@ -193,7 +193,16 @@ describe('core laws over generated kernels (SEMANTICS §4)', () => {
           spinlockKernel.map((k) => k.text),
           structuredKernel({ maxWarpSize: 4, maxWarps: 2 }).map((k) => k.text),
         ),
-        fc.constantFrom('its', 'mp-ipdom', 'dual-path', 'bfs', 'hanoi', 'simt-stack'),
+        fc.constantFrom(
+          'its',
+          'mp-ipdom',
+          'dual-path',
+          'bfs',
+          'hanoi',
+          'simt-stack',
+          'dws',
+          'hybrid',
+        ),
         latencyArb,
         fc.constantFrom('lrr', 'gto'),
         (text, mech, latencies, scheduler) => {

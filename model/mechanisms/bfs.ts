@@ -1,5 +1,12 @@
 import { buildCfg } from '../cfg/index.ts';
-import type { Mechanism, MechanismContext, MechanismFactory, OptionSpec } from './mechanism.ts';
+import type { Outcome } from '../lanes/execute.ts';
+import type {
+  Issue,
+  Mechanism,
+  MechanismContext,
+  MechanismFactory,
+  OptionSpec,
+} from './mechanism.ts';
 import {
   PATH_LIST_OPTIONS,
   createPathList,
@@ -44,7 +51,7 @@ function enqueue(list: Entry[], p: Path): void {
 /** The order in which the paths a block ends with join the queue (SEMANTICS §3.5). */
 export type BfsNewPaths = 'ascending-pc' | 'taken-first';
 
-const NEW_PATHS_OPTION: OptionSpec = {
+export const NEW_PATHS_OPTION: OptionSpec = {
   name: 'new-paths',
   values: ['ascending-pc', 'taken-first'],
   default: 'ascending-pc',
@@ -59,34 +66,52 @@ function takenFirst(fresh: readonly Path[], pc: number): readonly Path[] {
     : [...fresh.slice(0, i), ...fresh.slice(i + 1), fresh[i]!];
 }
 
+/** `leader[pc]` = 1 when `pc` starts a basic block (and at the end of the program). */
+export function blockLeaders(ctx: MechanismContext): Uint8Array {
+  const cfg = buildCfg(ctx.program);
+  const n = ctx.program.instructions.length;
+  const leader = new Uint8Array(n + 1);
+  for (const b of cfg.blocks) leader[b.start] = 1;
+  leader[n] = 1;
+  return leader;
+}
+
+/**
+ * One step of the breadth-first queue (§2.3): the active path keeps running inside its block; at
+ * a block end its paths join the tail (merging with equal queued paths) and the head runs. Also
+ * the breadth-first half of `hybrid`.
+ */
+export function bfsStep(
+  s: PathListState,
+  issue: Issue,
+  outcome: Outcome,
+  leader: Uint8Array,
+  newPaths: BfsNewPaths,
+): PathListState {
+  const fresh = s.active ? pathsAfter(s.active, outcome) : [];
+  if (fresh.length === 1 && fresh[0]!.pc === issue.pc + 1 && leader[issue.pc + 1] === 0)
+    return { active: fresh[0]!, list: s.list };
+  const list = s.list.slice();
+  for (const p of newPaths === 'taken-first' ? takenFirst(fresh, issue.pc) : fresh)
+    enqueue(list, p);
+  const head = list.shift();
+  return { active: head && head.kind === 'path' ? head : null, list };
+}
+
 export function createBfs(
   ctx: MechanismContext,
   opts: PathListOptions,
   newPaths: BfsNewPaths = 'ascending-pc',
 ): Mechanism<PathListState> {
-  const cfg = buildCfg(ctx.program);
-  const n = ctx.program.instructions.length;
-  // leader[pc] = 1 when pc starts a basic block.
-  const leader = new Uint8Array(n + 1);
-  for (const b of cfg.blocks) leader[b.start] = 1;
-  leader[n] = 1;
+  const leader = blockLeaders(ctx);
   return createPathList(ctx, opts, {
     id: 'bfs',
     title: 'Path queue (head first)',
     nativeStackOps: new Set(),
-    step(s, issue, outcome) {
-      const fresh = s.active ? pathsAfter(s.active, outcome) : [];
-      if (fresh.length === 1 && fresh[0]!.pc === issue.pc + 1 && leader[issue.pc + 1] === 0)
-        return { kind: 'ok', state: { active: fresh[0]!, list: s.list } };
-      const list = s.list.slice();
-      for (const p of newPaths === 'taken-first' ? takenFirst(fresh, issue.pc) : fresh)
-        enqueue(list, p);
-      const head = list.shift();
-      return {
-        kind: 'ok',
-        state: { active: head && head.kind === 'path' ? head : null, list },
-      };
-    },
+    step: (s, issue, outcome) => ({
+      kind: 'ok',
+      state: bfsStep(s, issue, outcome, leader, newPaths),
+    }),
   });
 }
 

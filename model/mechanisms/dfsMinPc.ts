@@ -1,4 +1,5 @@
-import type { Mechanism, MechanismContext, MechanismFactory } from './mechanism.ts';
+import type { Outcome } from '../lanes/execute.ts';
+import type { Issue, Mechanism, MechanismContext, MechanismFactory } from './mechanism.ts';
 import {
   PATH_LIST_OPTIONS,
   createPathList,
@@ -36,7 +37,7 @@ import {
  * Invariant after every step of structured, intra-function code: the active PC is at most the
  * top's PC (it can be broken by a merge, as above).
  */
-function push(list: Entry[], p: Path): void {
+export function dfsPush(list: Entry[], p: Path): void {
   const top = list[0];
   if (top && top.kind === 'path' && samePlace(top, p)) list[0] = mergePaths(top, p);
   else list.unshift(p);
@@ -70,6 +71,17 @@ function settle(active: Path | null, list: Entry[], jumpedForward: boolean): Pat
   return { active: a, list };
 }
 
+/** One step of the depth-first min-PC stack (§2.1): also the depth-first half of `hybrid`. */
+export function dfsStep(s: PathListState, issue: Issue, outcome: Outcome): PathListState {
+  const fresh = s.active ? pathsAfter(s.active, outcome) : [];
+  const list = s.list.slice();
+  // Ascending PC: fresh[0] runs, the others are pushed highest PC first — a divergent forward
+  // branch pushes its target and runs the fall-through, a backward one the reverse (§2.1).
+  for (let i = fresh.length - 1; i >= 1; i--) dfsPush(list, fresh[i]!);
+  const jumpedForward = fresh.length === 1 && fresh[0]!.pc > issue.pc + 1;
+  return settle(fresh[0] ?? null, list, jumpedForward);
+}
+
 export function createDfsMinPc(
   ctx: MechanismContext,
   opts: PathListOptions,
@@ -78,15 +90,7 @@ export function createDfsMinPc(
     id: 'dfs-minpc',
     title: 'Path stack (top first)',
     nativeStackOps: new Set(),
-    step(s, issue, outcome) {
-      const fresh = s.active ? pathsAfter(s.active, outcome) : [];
-      const list = s.list.slice();
-      // Ascending PC: fresh[0] runs, the others are pushed highest PC first — a divergent forward
-      // branch pushes its target and runs the fall-through, a backward one the reverse (§2.1).
-      for (let i = fresh.length - 1; i >= 1; i--) push(list, fresh[i]!);
-      const jumpedForward = fresh.length === 1 && fresh[0]!.pc > issue.pc + 1;
-      return { kind: 'ok', state: settle(fresh[0] ?? null, list, jumpedForward) };
-    },
+    step: (s, issue, outcome) => ({ kind: 'ok', state: dfsStep(s, issue, outcome) }),
   });
 }
 

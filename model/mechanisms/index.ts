@@ -47,3 +47,7 @@ export {
 export { tbcFactory, createTbc, type TbcState } from './tbc.ts';
 export { dwfFactory, createDwf, type DwfState, type DwfSchedule } from './dwf.ts';
 export { lwmFactory, createLwm, type LwmState } from './lwm.ts';
+export { dwsFactory, createDws, type DwsState, type DwsReconverge } from './dws.ts';
+export { createDwsIpdom } from './dwsIpdom.ts';
+export { hybridFactory, createHybrid } from './hybrid.ts';
+export { breadthFirstBlocks, type HybridLoops } from './hybridRegions.ts';

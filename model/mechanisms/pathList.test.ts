@@ -28,6 +28,8 @@ const SORTED_ORDERS: readonly SortOrder[] = ['depth-minpc', 'minpc', 'majority',
 const MECHS: readonly [string, Record<string, string>][] = [
   ['dfs-minpc', {}],
   ['bfs', {}],
+  ['hybrid', {}],
+  ['hybrid', { loops: 'depth-first' }],
   ['gcn', {}],
   ['gcn', { tie: 'higher-pc' }],
   ...SORTED_ORDERS.map((order): [string, Record<string, string>] => ['sorted', { order }]),

@@ -176,6 +176,25 @@ export interface PathListSpec {
 const GCN_OPS: ReadonlySet<string> = new Set(['FORK', 'JOIN']);
 
 /**
+ * The foreign-instruction policy of a path list (SEMANTICS §2): as `simt-stack`'s; FORK/JOIN follow
+ * `foreign` except where `nativeStackOps` gives them meaning; Fermi token-stack instructions are
+ * rejected. Shared with `dws`, whose warp-splits are paths too.
+ */
+export function pathListPolicy(
+  op: Op,
+  opts: PathListOptions,
+  nativeStackOps: ReadonlySet<string> = new Set(),
+): Policy {
+  if (op.kind === 'warpsync') return opts.warpsync;
+  if (BARRIER_KINDS.has(op.kind) || op.kind === 'yield') return opts.foreign;
+  if (op.kind === 'stack-op') {
+    if (nativeStackOps.has(op.opcode)) return 'native';
+    return GCN_OPS.has(op.opcode) ? opts.foreign : 'reject';
+  }
+  return 'native';
+}
+
+/**
  * A path-list mechanism from its step rule: the policy (SEMANTICS §2: foreign instructions as for
  * `simt-stack`; FORK/JOIN follow `foreign` except where native; Fermi token-stack instructions are
  * rejected), the WARPSYNC check, keys, views and `lanePcs` are shared.
@@ -190,15 +209,7 @@ export function createPathList(
     laneFairness: false,
     // Orders and ties use PCs and lane counts only (issue 16: lane symmetry).
     laneSymmetric: true,
-    policy(op: Op): Policy {
-      if (op.kind === 'warpsync') return opts.warpsync;
-      if (BARRIER_KINDS.has(op.kind) || op.kind === 'yield') return opts.foreign;
-      if (op.kind === 'stack-op') {
-        if (spec.nativeStackOps.has(op.opcode)) return 'native';
-        return GCN_OPS.has(op.opcode) ? opts.foreign : 'reject';
-      }
-      return 'native';
-    },
+    policy: (op) => pathListPolicy(op, opts, spec.nativeStackOps),
     init: () => ({ active: path(ctx.entry, ctx.full, 0), list: [] }),
     candidates(s) {
       return s.active ? [{ pc: s.active.pc, mask: s.active.mask }] : [];

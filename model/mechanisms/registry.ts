@@ -14,6 +14,8 @@ import { opcodeConvergentFactory } from './opcodeConvergent.ts';
 import { tbcFactory } from './tbc.ts';
 import { dwfFactory } from './dwf.ts';
 import { lwmFactory } from './lwm.ts';
+import { dwsFactory } from './dws.ts';
+import { hybridFactory } from './hybrid.ts';
 
 /** Every registered mechanism, in the order the CLI lists them. */
 export const MECHANISMS: readonly MechanismFactory[] = [
@@ -33,6 +35,8 @@ export const MECHANISMS: readonly MechanismFactory[] = [
   tbcFactory,
   dwfFactory,
   lwmFactory,
+  dwsFactory,
+  hybridFactory,
 ];
 
 export function findMechanism(id: string): MechanismFactory | undefined {

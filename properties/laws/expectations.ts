@@ -199,6 +199,10 @@ const PRE_VOLTA = [
   'dual-path',
   'lcp',
   'opcode-convergent',
+  // issue 13: warp-splits (seed 002 §3.9) and the hybrid traversal (seed 001 §2.3) are path lists
+  // with no way to wait: a split runs past the WARPSYNC while the named lanes are elsewhere.
+  'dws',
+  'hybrid',
 ];
 const NO_WAITING_AT_WARPSYNC =
   "a `__syncwarp` reached while the named lanes are on another path is a violation: a pre-Volta mechanism cannot wait for them (seed 000 §V-D: WARPSYNC is Volta's; SEMANTICS §2, the 'check' policy)";
