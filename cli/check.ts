@@ -113,8 +113,7 @@ export async function runCheck(a: CheckArgs, io: Io): Promise<number> {
       `\r[${bar}] ${(frac * 100).toFixed(0).padStart(3)}%  ${law.id} × ${mechanism}  ${done}/${a.runs}  ${millis(now - t0)}   \u001b[K`,
     );
   };
-  const jobs: CampaignJob[] = pairs.map(({ law, mechanism }, index) => ({
-    index,
+  const jobs: CampaignJob[] = pairs.map(({ law, mechanism }) => ({
     law: law.id,
     mechanism,
     runs: a.runs,

@@ -197,6 +197,12 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option('--json', 'print machine-readable JSON', false)
     .option(
+      '--workers <N>',
+      'worker threads: the searches (kernel × mechanism) run side by side, one per thread, and print what one thread prints (default: the processors available)',
+      positiveInt('--workers'),
+      availableParallelism(),
+    )
+    .option(
       '--html <file>',
       'also write the verdict matrix as a self-contained page, each failing cell opening the\n' +
         'replay of its counterexample (embedded: the one file is enough)',
@@ -207,8 +213,9 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .action(async (file: string, o: Record<string, unknown>) => {
       const { runExplore } = await import('./explore.ts');
-      status.code = runExplore(
+      status.code = await runExplore(
         {
+          workers: o['workers'] as number,
           file,
           mechanism: o['mechanism'] as string,
           ...(o['warpSize'] !== undefined ? { warpSize: o['warpSize'] as number } : {}),
@@ -268,6 +275,12 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       REPLAY_TIMEOUT_S,
     )
     .option('--json', 'print machine-readable JSON', false)
+    .option(
+      '--workers <N>',
+      'worker threads: the searches (kernel × mechanism) run side by side, one per thread, and print what one thread prints (default: the processors available)',
+      positiveInt('--workers'),
+      availableParallelism(),
+    )
     .option(
       '--html <file>',
       'write a self-contained page to <file> (implies --quiet): the CFG drawn with the issued PC and\n' +
