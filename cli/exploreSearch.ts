@@ -62,7 +62,7 @@ export function runSearchJob(job: SearchJob): ExploreResult | null {
 
 /**
  * Every job on `workers` threads, results in job order (`null`: the total budget was spent before
- * the job started); `onDone` hears how many searches have finished.
+ * the job started).
  */
 export async function searchAll(
   jobs: readonly SearchJob[],
