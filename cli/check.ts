@@ -1,12 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
+import { LAWS, saveCounterexample, type Law } from '../properties/laws/index.ts';
+import { runCampaigns, type CampaignJob } from './checkPool.ts';
 import {
-  LAWS,
-  runCampaign,
-  saveCounterexample,
-  type CampaignResult,
-  type Law,
-} from '../properties/laws/index.ts';
-import { millis, table, thousands, type Io } from './output.ts';
+  inShard,
+  mergeReports,
+  parseReport,
+  printReport,
+  reportStatus,
+  rowOf,
+  type CheckReport,
+} from './checkReport.ts';
+import { millis, type Io } from './output.ts';
 import { VERSION } from './version.ts';
 
 export interface CheckArgs {
@@ -21,11 +26,10 @@ export interface CheckArgs {
   readonly json: boolean;
   /** Stop generating for one law × mechanism after this many seconds. */
   readonly maxTime?: number;
-}
-
-interface Row {
-  readonly result: CampaignResult;
-  readonly saved: readonly string[];
+  /** Worker threads (1: everything in this thread). */
+  readonly workers: number;
+  /** Run only shard `index` of `count` of the law × mechanism pairs (`checkReport.ts`). */
+  readonly shard?: { readonly index: number; readonly count: number };
 }
 
 /** Resolves a comma list against known ids; 'all' is every one. */
@@ -55,8 +59,11 @@ function pick<T>(
  * fast-check and saved as scenarios under `<save>/<law>/`; a final table gives, per law × mechanism,
  * runs, failures (expected / unexpected), expected failures that did not occur, shrink steps and
  * time. Exit status 1 when a failure is not declared in `properties/laws/expectations.ts`.
+ *
+ * Campaigns run on `workers` threads (`checkPool.ts`) with the same results, in the same order, as
+ * on one; `shard` keeps only its slice of the pairs, and `runMerge` puts shards back together.
  */
-export function runCheck(a: CheckArgs, io: Io): number {
+export async function runCheck(a: CheckArgs, io: Io): Promise<number> {
   const laws = pick(a.property, LAWS, (l) => [l.id, l.tag], 'property');
   const mechs = pick(a.mechanism, MECHANISMS, (m) => [m.id], 'mechanism');
   for (const r of [laws, mechs])
@@ -66,41 +73,57 @@ export function runCheck(a: CheckArgs, io: Io): number {
     }
   if (!laws.ok || !mechs.ok) return 2;
   const seed = a.seed ?? Math.floor(Math.random() * 0x7fffffff);
-  const pairs: { law: Law; mechanism: string }[] = [];
+  const all: { law: Law; mechanism: string; pair: number }[] = [];
   for (const law of laws.value)
-    for (const m of mechs.value) if (law.appliesTo(m.id)) pairs.push({ law, mechanism: m.id });
-  if (pairs.length === 0) {
+    for (const m of mechs.value)
+      if (law.appliesTo(m.id)) all.push({ law, mechanism: m.id, pair: all.length });
+  if (all.length === 0) {
     io.err(
       `warpcheck check: none of the chosen properties applies to ${mechs.value.map((m) => m.id).join(', ')}\n`,
     );
     return 2;
   }
+  const shard = a.shard;
+  const pairs = shard ? all.filter((p) => inShard(p.pair, shard)) : all;
+  const shardNote = shard
+    ? `; shard ${shard.index}/${shard.count}: ${pairs.length} of ${all.length} pairs`
+    : '';
   if (!a.json)
-    io.out(`seed ${seed}  (${pairs.length} law × mechanism pairs, ${a.runs} runs each)\n`);
-  else io.err(`seed ${seed}\n`);
+    io.out(
+      `seed ${seed}  (${all.length} law × mechanism pairs, ${a.runs} runs each${shardNote})\n`,
+    );
+  else io.err(`seed ${seed}${shardNote}\n`);
   const total = pairs.length * a.runs;
   const t0 = performance.now();
   let lastDraw = 0;
-  const rows: Row[] = [];
-  for (const [i, { law, mechanism }] of pairs.entries()) {
-    const progress = (done: number) => {
-      if (!io.interactive) return;
-      const now = performance.now();
-      if (now - lastDraw < 100 && done < a.runs) return;
-      lastDraw = now;
-      const frac = Math.min(1, (i * a.runs + done) / total);
-      const width = 24;
-      const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '-');
-      io.err(
-        `\r[${bar}] ${(frac * 100).toFixed(0).padStart(3)}%  ${law.id} × ${mechanism}  ${done}/${a.runs}  ${millis(now - t0)}   \u001b[K`,
-      );
-    };
-    const result = runCampaign(law, mechanism, {
-      runs: a.runs,
-      seed,
-      onRun: progress,
-      ...(a.maxTime ? { maxTimeMs: a.maxTime * 1000 } : {}),
-    });
+  const doneOf = new Array<number>(pairs.length).fill(0);
+  let doneAll = 0;
+  const progress = (i: number, done: number) => {
+    doneAll += done - doneOf[i]!;
+    doneOf[i] = done;
+    if (!io.interactive) return;
+    const now = performance.now();
+    if (now - lastDraw < 100 && doneAll < total) return;
+    lastDraw = now;
+    const frac = Math.min(1, doneAll / total);
+    const width = 24;
+    const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '-');
+    const { law, mechanism } = pairs[i]!;
+    io.err(
+      `\r[${bar}] ${(frac * 100).toFixed(0).padStart(3)}%  ${law.id} × ${mechanism}  ${done}/${a.runs}  ${millis(now - t0)}   \u001b[K`,
+    );
+  };
+  const jobs: CampaignJob[] = pairs.map(({ law, mechanism }) => ({
+    law: law.id,
+    mechanism,
+    runs: a.runs,
+    seed,
+    ...(a.maxTime ? { maxTimeMs: a.maxTime * 1000 } : {}),
+  }));
+  const results = await runCampaigns(jobs, a.workers, progress);
+  // Saved here, in pair order, whichever thread ran the campaign.
+  const rows = results.map((result, i) => {
+    const { law, mechanism, pair } = pairs[i]!;
     const saved =
       a.save === false
         ? []
@@ -113,121 +136,65 @@ export function runCheck(a: CheckArgs, io: Io): number {
               `warpcheck ${VERSION} check --property ${law.id} --mechanism ${mechanism} --runs ${a.runs} --seed ${seed}`,
             ),
           );
-    rows.push({ result, saved });
-  }
+    return rowOf(pair, result, saved);
+  });
   if (io.interactive) io.err('\r\u001b[K');
-  const unexpected = rows.filter((r) => r.result.unexpectedFailures > 0);
-  if (a.json) {
+  const report: CheckReport = {
+    seed,
+    runs: a.runs,
+    property: a.property,
+    mechanism: a.mechanism,
+    pairs: all.length,
+    ...(shard ? { shard } : {}),
+    results: rows,
+  };
+  if (a.json) io.out(JSON.stringify(report, null, 2) + '\n');
+  else {
+    printReport(report, io);
+    const shardArg = shard ? ` --shard ${shard.index}/${shard.count}` : '';
     io.out(
-      JSON.stringify(
-        {
-          seed,
-          runs: a.runs,
-          results: rows.map(({ result: r, saved }) => ({
-            law: r.law,
-            mechanism: r.mechanism,
-            generator: r.source,
-            runs: r.runs,
-            skipped: r.skipped,
-            expectedFailures: r.expectedFailures,
-            unexpectedFailures: r.unexpectedFailures,
-            missing: r.missing.map((e) => ({ class: e.class, reason: e.reason })),
-            shrinks: r.shrinks,
-            timeMs: Math.round(r.timeMs),
-            runsPerSecond: Math.round((r.runs / Math.max(1, r.timeMs)) * 1000 * 10) / 10,
-            interrupted: r.interrupted,
-            measures: r.measures,
-            counterexamples: r.counterexamples.map((c, i) => ({
-              expected: c.expected.map((e) => e.class),
-              message: c.finding.message,
-              verdict: c.finding.verdict,
-              kind: c.finding.kind,
-              path: c.path,
-              shrinks: c.shrinks,
-              warpSize: c.kernel.warpSize,
-              instructions: instructionCount(c.kernel.text),
-              saved: saved[i] ?? null,
-            })),
-          })),
-        },
-        null,
-        2,
-      ) + '\n',
+      `\nseed ${seed}; reproduce with: warpcheck check --property ${a.property} --mechanism ${a.mechanism} --runs ${a.runs} --seed ${seed}${shardArg}\n`,
     );
-    return unexpected.length ? 1 : 0;
   }
-  const c = io.colour;
-  io.out(
-    '\n' +
-      table(
-        c,
-        [
-          'law',
-          'mechanism',
-          'runs',
-          'skipped',
-          'expected',
-          'unexpected',
-          'missing',
-          'shrinks',
-          'time',
-          'runs/s',
-        ],
-        rows.map(({ result: r }) => [
-          `${lawTag(r.law)} ${r.law}`,
-          r.mechanism,
-          thousands(r.runs),
-          thousands(r.skipped),
-          r.expectedFailures ? c.yellow(thousands(r.expectedFailures)) : '0',
-          r.unexpectedFailures ? c.red(String(r.unexpectedFailures)) : '0',
-          r.missing.length ? c.red(String(r.missing.length)) : '0',
-          thousands(r.shrinks),
-          millis(r.timeMs),
-          ((r.runs / Math.max(1, r.timeMs)) * 1000).toFixed(1),
-        ]),
-      ),
-  );
-  for (const { result: r, saved } of rows) {
-    const disc = r.measures['discrepancy'];
-    if (disc)
-      io.out(
-        `${r.law} on ${r.mechanism}: warp-trace discrepancy vs simt-stack mean ${(disc.sum / disc.count).toFixed(3)}, max ${disc.max.toFixed(3)} over ${disc.count} kernels\n`,
-      );
-    r.counterexamples.forEach((cx, i) => {
-      const how = cx.expected.length
-        ? c.yellow(`expected (${cx.expected.map((e) => e.class).join(', ')})`)
-        : c.red('UNEXPECTED');
-      io.out(
-        `${r.law} on ${r.mechanism}: ${how} — shrunk in ${cx.shrinks} steps to ${cx.kernel.warpSize} lane${cx.kernel.warpSize > 1 ? 's' : ''}, ${instructionCount(cx.kernel.text)} instructions (fast-check path ${cx.path})\n  ${cx.finding.message}\n`,
-      );
-      if (saved[i]) io.out(`  saved ${saved[i]}  (replay: warpcheck replay ${saved[i]})\n`);
-      else io.out(indent(cx.kernel.text));
-    });
-    for (const e of r.missing)
-      io.out(
-        c.red(`${r.law} on ${r.mechanism}: expected failure did not occur in ${r.runs} runs`) +
-          ` — class ${e.class}: ${e.reason}\n`,
-      );
-    if (r.interrupted)
-      io.out(`${r.law} on ${r.mechanism}: stopped by --max-time after ${r.runs} runs\n`);
-  }
-  io.out(
-    `\nseed ${seed}; reproduce with: warpcheck check --property ${a.property} --mechanism ${a.mechanism} --runs ${a.runs} --seed ${seed}\n`,
-  );
-  return unexpected.length ? 1 : 0;
+  return reportStatus(report);
 }
 
-const lawTag = (id: string) => LAWS.find((l) => l.id === id)?.tag ?? '';
-const indent = (text: string) =>
-  text
-    .split('\n')
-    .map((l) => `    ${l}`)
-    .join('\n') + '\n';
-
-/** Instructions of a listing: lines that are not comments, labels, headers or blank. */
-export function instructionCount(text: string): number {
-  return text
-    .split('\n')
-    .map((l) => l.replace(/\/\/.*$/, '').trim())
-    .filter((l) => l && !l.endsWith(':') && !l.startsWith('Function')).length;
+/**
+ * `warpcheck check --merge a.json b.json …`: the `--json` documents of the shards of one campaign
+ * merged into the table (or, with `json`, the document) that the unsharded run prints. Exit status
+ * as for a run, 2 when a file is unreadable, of another campaign, or a shard is missing.
+ */
+export function runMerge(files: readonly string[], json: boolean, io: Io): number {
+  const parts: { file: string; report: CheckReport }[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      io.err(`warpcheck check --merge: cannot read ${file}: ${(e as Error).message}\n`);
+      return 2;
+    }
+    const r = parseReport(text, file);
+    if (typeof r === 'string') {
+      io.err(`warpcheck check --merge: ${r}\n`);
+      return 2;
+    }
+    parts.push({ file, report: r });
+  }
+  const merged = mergeReports(parts);
+  if (typeof merged === 'string') {
+    io.err(`warpcheck check --merge: ${merged}\n`);
+    return 2;
+  }
+  if (json) io.out(JSON.stringify(merged, null, 2) + '\n');
+  else {
+    io.out(
+      `seed ${merged.seed}  (${merged.pairs} law × mechanism pairs, ${merged.runs} runs each; merged from ${files.length} file${files.length > 1 ? 's' : ''})\n`,
+    );
+    printReport(merged, io);
+    io.out(
+      `\nseed ${merged.seed}; reproduce with: warpcheck check --property ${merged.property} --mechanism ${merged.mechanism} --runs ${merged.runs} --seed ${merged.seed}\n`,
+    );
+  }
+  return reportStatus(merged);
 }

@@ -1,6 +1,5 @@
 import { basename } from 'node:path';
-import { explore, verdictPossible, type ExploreResult } from '../model/explore/exhaustive.ts';
-import { exploreRandom } from '../model/explore/random.ts';
+import { verdictPossible, type ExploreResult } from '../model/explore/exhaustive.ts';
 import { loadProgram } from '../model/scenario/loadProgram.ts';
 import { kernelEntries } from '../model/scenario/kernels.ts';
 import { saveScenario } from '../model/scenario/files.ts';
@@ -21,6 +20,7 @@ import { prepareMachines, scenarioNotListing, type PrepareArgs } from './prepare
 import { looksLikeScenario } from '../model/scenario/files.ts';
 import { savedSource } from './saveDir.ts';
 import { VERSION } from './version.ts';
+import { searchAll, searchArgs, searchMachine, type SearchJob } from './exploreSearch.ts';
 
 export interface ExploreArgs extends PrepareArgs {
   readonly maxStates: number;
@@ -39,6 +39,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly failOn?: FailOn;
   /** `--random N`: N random fair schedules instead of the exhaustive search (issue 10). */
   readonly random?: { readonly runs: number; readonly seed: number; readonly depth: number };
+  /** Worker threads: searches (kernel × mechanism) side by side (`exploreSearch.ts`); 1: none. */
+  readonly workers?: number;
 }
 
 interface Row {
@@ -72,7 +74,7 @@ function notRun(limit: number): ExploreResult {
  * with an EXIT, else all; `--entry` or the header's `entry=` narrow it) on every mechanism asked
  * for, a verdict row each, under per-run and total budgets; failures saved as scenarios.
  */
-export function runExplore(a: ExploreArgs, io: Io): number {
+export async function runExplore(a: ExploreArgs, io: Io): Promise<number> {
   const text = readInput(io, a.file);
   if (text === null) return 2;
   if (looksLikeScenario(text)) return scenarioNotListing(io, a.file);
@@ -92,6 +94,8 @@ export function runExplore(a: ExploreArgs, io: Io): number {
   let launchShown: { warpSize: number; warps: number } | null = null;
   const warnings: string[] = [];
   const pages: ExploreHtmlKernel[] = [];
+  const parallel = await searchesOnWorkers(a, kernels, deadline, io);
+  if (typeof parallel === 'number') return parallel;
   for (const kernel of kernels) {
     const prepared = prepareMachines({ ...a, entry: kernel }, io);
     if (typeof prepared === 'number') return prepared;
@@ -117,24 +121,11 @@ export function runExplore(a: ExploreArgs, io: Io): number {
             `\r  exploring ${label}: ${thousands(p.states)} of ${thousands(a.maxStates)} states, depth ${p.depth}, ${millis(p.elapsedMs)} of ${a.timeout} s, ${Math.round(process.memoryUsage.rss() / 1048576)} of ${a.maxMemory} MB; ${Math.max(0, Math.round((deadline - performance.now()) / 1000))} s left in all   `,
           );
       };
-      const result =
-        left <= 0
+      const result = parallel
+        ? (parallel.get(`${kernel}\0${id}`) ?? notRun(a.timeLimit))
+        : left <= 0
           ? notRun(a.timeLimit)
-          : a.random
-            ? exploreRandom(machine, {
-                ...a.random,
-                timeoutMs: Math.min(a.timeout * 1000, left),
-              })
-            : explore(
-                machine,
-                {
-                  maxStates: a.maxStates,
-                  maxDepth: a.maxDepth,
-                  timeoutMs: Math.min(a.timeout * 1000, left),
-                  maxMemoryMb: a.maxMemory,
-                },
-                progress,
-              );
+          : searchMachine(a, machine, left, progress);
       if (io.interactive) io.err('\r\u001b[K');
       const saved: string[] = [];
       if (a.save !== false) {
@@ -333,3 +324,37 @@ function printText(
 /** `terminates`, `deadlock/livelock`, … — the spelling of header expectations. */
 export const verdictText = (r: { verdict: string; kind: string | null }): string =>
   r.kind ? `${r.verdict}/${r.kind}` : r.verdict;
+
+/**
+ * With `--workers` above 1 and more than one search, every search runs first, side by side on
+ * worker threads; the results by `kernel\0mechanism` (absent: the total budget was spent before
+ * it started). `null`: search here, one after the other. A number: the exit status of bad input.
+ */
+async function searchesOnWorkers(
+  a: ExploreArgs,
+  kernels: readonly string[],
+  deadline: number,
+  io: Io,
+): Promise<Map<string, ExploreResult> | null | number> {
+  if ((a.workers ?? 1) <= 1) return null;
+  const jobs: SearchJob[] = [];
+  const end = Date.now() + (deadline - performance.now());
+  for (const kernel of kernels) {
+    const prepared = prepareMachines({ ...a, entry: kernel }, io);
+    if (typeof prepared === 'number') return prepared;
+    for (const { id } of prepared.machines)
+      jobs.push({ args: searchArgs(a), kernel, id, deadline: end });
+  }
+  if (jobs.length <= 1) return null;
+  if (io.interactive)
+    io.err(
+      `\r  exploring ${jobs.length} searches on ${Math.min(a.workers!, jobs.length)} worker threads   `,
+    );
+  const results = await searchAll(jobs, a.workers!);
+  if (io.interactive) io.err('\r\u001b[K');
+  const out = new Map<string, ExploreResult>();
+  results.forEach((r, i) => {
+    if (r) out.set(`${jobs[i]!.kernel}\0${jobs[i]!.id}`, r);
+  });
+  return out;
+}

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { MechanismFactory } from '../model/mechanisms/mechanism.ts';
 import type { Law } from '../properties/laws/types.ts';
@@ -196,6 +197,12 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option('--json', 'print machine-readable JSON', false)
     .option(
+      '--workers <N>',
+      'worker threads: the searches (kernel × mechanism) run side by side, one per thread, and print what one thread prints (default: the processors available)',
+      positiveInt('--workers'),
+      availableParallelism(),
+    )
+    .option(
       '--html <file>',
       'also write the verdict matrix as a self-contained page, each failing cell opening the\n' +
         'replay of its counterexample (embedded: the one file is enough)',
@@ -206,8 +213,9 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .action(async (file: string, o: Record<string, unknown>) => {
       const { runExplore } = await import('./explore.ts');
-      status.code = runExplore(
+      status.code = await runExplore(
         {
+          workers: o['workers'] as number,
           file,
           mechanism: o['mechanism'] as string,
           ...(o['warpSize'] !== undefined ? { warpSize: o['warpSize'] as number } : {}),
@@ -267,6 +275,12 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       REPLAY_TIMEOUT_S,
     )
     .option('--json', 'print machine-readable JSON', false)
+    .option(
+      '--workers <N>',
+      'worker threads: the searches (kernel × mechanism) run side by side, one per thread, and print what one thread prints (default: the processors available)',
+      positiveInt('--workers'),
+      availableParallelism(),
+    )
     .option(
       '--html <file>',
       'write a self-contained page to <file> (implies --quiet): the CFG drawn with the issued PC and\n' +
@@ -523,14 +537,46 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       positiveNumber('--max-time'),
     )
     .option('--json', 'print machine-readable JSON (the seed goes to stderr)', false)
+    .option(
+      '--workers <N>',
+      'worker threads running law × mechanism campaigns side by side; results and their order are those of one (default: the processors available)',
+      positiveInt('--workers'),
+      availableParallelism(),
+    )
+    .option(
+      '--shard <i/n>',
+      'run only shard i of n: the law × mechanism pairs whose place in the campaign is i-1 modulo n (for a CI matrix; put the --json outputs together with --merge)',
+    )
+    .option(
+      '--merge <files...>',
+      'instead of running, merge the --json outputs of the shards of one campaign into the table (or, with --json, the document) that the unsharded run prints',
+    )
     .addHelpText(
       'after',
-      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${catalog.laws.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input,\n3 internal error.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay ${DEFAULT_SAVE_DIR}/termination/simt-stack-<hash>.json\n`,
+      `\nLaws (properties/laws/; expected failures are declared in properties/laws/expectations.ts):\n${catalog.laws.map((l) => `  ${l.tag.padEnd(3)} ${l.id.padEnd(22)} ${l.description}`).join('\n')}\n\nExit status: 0 no failure beyond the declared ones, 1 an unexpected failure, 2 bad input,\n3 internal error.\n\nExample:\n  warpcheck check --property termination --mechanism simt-stack --runs 200 --seed 1\n  warpcheck replay ${DEFAULT_SAVE_DIR}/termination/simt-stack-<hash>.json\n\nSpread over machines (each shard runs on --workers threads; the merge is the unsharded table):\n  warpcheck check --runs 1000 --seed 7 --shard 1/2 --json > s1.json   # on one machine\n  warpcheck check --runs 1000 --seed 7 --shard 2/2 --json > s2.json   # on another\n  warpcheck check --merge s1.json s2.json\n`,
     )
     .action(async (o: Record<string, unknown>) => {
-      const { runCheck } = await import('./check.ts');
-      status.code = runCheck(
+      const { runCheck, runMerge } = await import('./check.ts');
+      const { parseShard } = await import('./checkReport.ts');
+      if (o['merge'] !== undefined) {
+        if (o['shard'] !== undefined) {
+          io.err('warpcheck check: --merge puts shards together; it takes no --shard\n');
+          status.code = EXIT.badInput;
+          return;
+        }
+        status.code = runMerge(o['merge'] as string[], o['json'] as boolean, io);
+        return;
+      }
+      const shard = o['shard'] === undefined ? undefined : parseShard(o['shard'] as string);
+      if (typeof shard === 'string') {
+        io.err(`warpcheck check: ${shard}\n`);
+        status.code = EXIT.badInput;
+        return;
+      }
+      status.code = await runCheck(
         {
+          workers: o['workers'] as number,
+          ...(shard ? { shard } : {}),
           property: o['property'] as string,
           mechanism: o['mechanism'] as string,
           runs: o['runs'] as number,

@@ -28,13 +28,15 @@ function finalMix(h: number, n: number): number {
  * get the same dense id 0, 1, 2, …; the vectors live in one growing arena.
  */
 export class VectorTable {
-  private arena = new Float64Array(1 << 16);
+  // Small to start (a search of a few hundred states is the common case in `check`); each array
+  // doubles when full.
+  private arena = new Float64Array(1 << 12);
   private used = 0;
-  private start = new Float64Array(1024);
-  private len = new Int32Array(1024);
-  private hashes = new Int32Array(1024);
-  private slots = new Int32Array(1 << 12);
-  private mask = (1 << 12) - 1;
+  private start = new Float64Array(64);
+  private len = new Int32Array(64);
+  private hashes = new Int32Array(64);
+  private slots = new Int32Array(1 << 8);
+  private mask = (1 << 8) - 1;
   size = 0;
 
   /** The id of `v[0 .. n-1]`, adding it when new (then `id === size - 1`). */
@@ -107,23 +109,27 @@ export class VectorTable {
  * Interns fixed-width tuples of 32-bit integers (a state as its warps' and memory's ids): equal
  * tuples get the same dense id. Capacity grows past 2^24 entries (limited by memory only).
  *
- * The slot array holds each entry's tuple inline next to its id, so a lookup touches one cache
- * line (the explorer's most frequent random memory access); `tuples` keeps them again by id for
- * the breadth-first expansion, which reads them in order.
+ * Layout (issue 10 §3): each tuple is stored once, inline in its slot next to `id + 1`, so a
+ * lookup touches one cache line (the explorer's most frequent random memory access); `slotOf`
+ * maps an id to its slot for the breadth-first expansion. Every array starts small and grows with
+ * the table — a search of a few hundred states allocates a few KB, not megabytes.
  */
 export class TupleTable {
-  private tuples: Int32Array;
   /** Per slot: id + 1 (0 = empty), then the tuple. */
   private slots: Int32Array;
-  private capacity = 1 << 12;
+  /** Per id: the slot that holds it (moved by `rehash`). */
+  private slotOf = new Int32Array(INITIAL_CAPACITY / 2);
+  private capacity = INITIAL_CAPACITY;
   private readonly stride: number;
+  /** Direct-mapped cache of recent entries, same layout as `slots`; grows with the table. */
+  private recent: Int32Array;
+  private recentShift = 32 - INITIAL_RECENT_BITS;
   size = 0;
 
   constructor(readonly width: number) {
-    this.tuples = new Int32Array(1024 * width);
     this.stride = width + 1;
     this.slots = new Int32Array(this.capacity * this.stride);
-    this.recent = new Int32Array((RECENT_MASK + 1) * this.stride);
+    this.recent = new Int32Array((1 << INITIAL_RECENT_BITS) * this.stride);
   }
 
   /** The id of tuple `t[0 .. width-1]`, adding it when new (then `id === size - 1`). */
@@ -135,24 +141,18 @@ export class TupleTable {
     // duplicates soon after their first visit (the two orders of independent steps), and the
     // cache stays in L2 where the main table is a DRAM access.
     const recent = this.recent;
-    const ro = (Math.imul(h, 0x9e3779b1) >>> RECENT_SHIFT) * stride;
+    const ro = (Math.imul(h, 0x9e3779b1) >>> this.recentShift) * stride;
     const re = recent[ro]!;
     if (re !== 0) {
       let i = 0;
       while (i < w && recent[ro + 1 + i] === t[i]) i++;
-      if (i === w) {
-        this.recentHits++;
-        return re - 1;
-      }
+      if (i === w) return re - 1;
     }
     const id = this.lookup(t, h);
     recent[ro] = id + 1;
     for (let i = 0; i < w; i++) recent[ro + 1 + i] = t[i]!;
     return id;
   }
-
-  recentHits = 0;
-  private readonly recent: Int32Array;
 
   private lookup(t: Int32Array, h: number): number {
     const w = this.width;
@@ -164,9 +164,8 @@ export class TupleTable {
       const e = slots[o]!;
       if (e === 0) {
         const id = this.size++;
-        if ((id + 1) * w > this.tuples.length)
-          this.tuples = grown(this.tuples, new Int32Array(this.tuples.length * 2));
-        this.tuples.set(t.subarray(0, w), id * w);
+        if (id === this.slotOf.length) this.slotOf = grown(this.slotOf, new Int32Array(id * 2));
+        this.slotOf[id] = s;
         slots[o] = id + 1;
         for (let i = 0; i < w; i++) slots[o + 1 + i] = t[i]!;
         // Keep the load under 5/8: linear probing stays short.
@@ -181,17 +180,17 @@ export class TupleTable {
 
   /** Element `j` of tuple `id`. */
   at(id: number, j: number): number {
-    return this.tuples[id * this.width + j]!;
+    return this.slots[this.slotOf[id]! * this.stride + 1 + j]!;
   }
 
   /** Copies tuple `id` into `out`. */
   copy(id: number, out: Int32Array): void {
-    const w = this.width;
-    out.set(this.tuples.subarray(id * w, id * w + w));
+    const o = this.slotOf[id]! * this.stride + 1;
+    out.set(this.slots.subarray(o, o + this.width));
   }
 
   get bytes(): number {
-    return this.tuples.byteLength + this.slots.byteLength;
+    return this.slots.byteLength + this.slotOf.byteLength + this.recent.byteLength;
   }
 
   private rehash(): void {
@@ -202,27 +201,44 @@ export class TupleTable {
     const capacity = oldCapacity * 2;
     const stride = this.stride;
     const slots = new Int32Array(capacity * stride);
+    const slotOf = this.slotOf;
     const mask = capacity - 1;
     const w = this.width;
     for (let from = 0; from < oldCapacity; from++) {
       const o = from * stride;
-      if (old[o] === 0) continue;
+      const e = old[o]!;
+      if (e === 0) continue;
       let s = hashTuple(old, o + 1, w) & mask;
       while (slots[s * stride] !== 0) s = (s + 1) & mask;
       const n = s * stride;
       for (let i = 0; i < stride; i++) slots[n + i] = old[o + i]!;
+      slotOf[e - 1] = s;
     }
     this.slots = slots;
     this.capacity = capacity;
+    // The recent cache: a quarter of the table's slots, up to 2^18 entries (it must fit in L2).
+    const bits = 31 - Math.clz32(capacity >>> 2);
+    if (bits > 32 - this.recentShift && bits <= MAX_RECENT_BITS) {
+      this.recent = new Int32Array((1 << bits) * stride);
+      this.recentShift = 32 - bits;
+    }
   }
 }
 
-const RECENT_MASK = (1 << 18) - 1;
-const RECENT_SHIFT = 32 - 18;
+const INITIAL_CAPACITY = 1 << 8;
+const INITIAL_RECENT_BITS = 6;
+const MAX_RECENT_BITS = 18;
 
+/**
+ * 32-bit hash of `t[o .. o+w-1]`: one multiply-xorshift per word, then murmur3's finaliser for
+ * avalanche (linear probing needs well-spread low bits; the words are small dense ids).
+ */
 function hashTuple(t: Int32Array, o: number, w: number): number {
-  let h = 0x3c6ef372;
-  for (let i = 0; i < w; i++) h = mix(h, t[o + i]!);
+  let h = w;
+  for (let i = 0; i < w; i++) {
+    h = Math.imul(h ^ t[o + i]!, 0x9e3779b1);
+    h ^= h >>> 15;
+  }
   return finalMix(h, w);
 }
 
