@@ -196,11 +196,16 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'do not check each issue against the reference its (the refines-its property)',
     )
     .option('--json', 'print machine-readable JSON', false)
-    .option(
-      '--workers <N>',
-      'worker threads: the searches (kernel × mechanism) run side by side, one per thread, and print what one thread prints (default: the processors available)',
-      positiveInt('--workers'),
-      availableParallelism(),
+    .addOption(
+      new Option(
+        '--workers <N>',
+        'worker threads: the searches (kernel × mechanism) run side by side, one per thread, and print what one thread prints',
+      )
+        .argParser(positiveInt('--workers'))
+        .default(
+          availableParallelism(),
+          `the processors available, ${availableParallelism()} here`,
+        ),
     )
     .option(
       '--html <file>',
@@ -275,12 +280,6 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       REPLAY_TIMEOUT_S,
     )
     .option('--json', 'print machine-readable JSON', false)
-    .option(
-      '--workers <N>',
-      'worker threads: the searches (kernel × mechanism) run side by side, one per thread, and print what one thread prints (default: the processors available)',
-      positiveInt('--workers'),
-      availableParallelism(),
-    )
     .option(
       '--html <file>',
       'write a self-contained page to <file> (implies --quiet): the CFG drawn with the issued PC and\n' +
@@ -537,11 +536,16 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       positiveNumber('--max-time'),
     )
     .option('--json', 'print machine-readable JSON (the seed goes to stderr)', false)
-    .option(
-      '--workers <N>',
-      'worker threads running law × mechanism campaigns side by side; results and their order are those of one (default: the processors available)',
-      positiveInt('--workers'),
-      availableParallelism(),
+    .addOption(
+      new Option(
+        '--workers <N>',
+        'worker threads running law × mechanism campaigns side by side; results and their order are those of one',
+      )
+        .argParser(positiveInt('--workers'))
+        .default(
+          availableParallelism(),
+          `the processors available, ${availableParallelism()} here`,
+        ),
     )
     .option(
       '--shard <i/n>',
