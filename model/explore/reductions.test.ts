@@ -100,7 +100,8 @@ describe('dead-value reduction', () => {
     expect(compared).toBeGreaterThan(800);
     expect(smaller).toBeGreaterThan(80);
     expect(smallerLivelocks).toBeGreaterThan(30);
-  });
+    // 1,000 kernels × two searches: ~25 s alone, over a minute on a shared machine.
+  }, 240_000);
 
   it('fails on a planted unsound relevance (BRA not counted as reading its guard)', () => {
     expect(() =>
