@@ -7,6 +7,7 @@ import { findFairCycles, type Graph } from './fairCycles.ts';
 import { exactLasso, stopChoice, walkClasses } from './concretize.ts';
 import { decisionsOf } from './decisions.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
+import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
 export interface Budget {
@@ -40,6 +41,8 @@ export interface ExploreResult {
   readonly bound: 'states' | 'depth' | 'time' | 'branching' | 'memory' | 'random' | null;
   /** The search ran with lane symmetry (its machine's `symmetric`): schedules replay only so. */
   readonly laneSymmetry: boolean;
+  /** The search ran with partial-order reduction over warps (`partialOrder.ts`). */
+  readonly partialOrder?: boolean;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -56,12 +59,20 @@ export interface Reductions {
    * counts shrink. Applies when the mechanism reports `lanePcs`.
    */
   readonly deadValues: boolean;
+  /**
+   * Partial-order reduction over warps (`partialOrder.ts`, docs/semantics.md): a warp whose steps
+   * are all local is expanded alone, with the cycle proviso; deadlocks, stops and fair cycles are
+   * preserved. Applies with two or more warps; redone without it when a step resolves an unknown.
+   */
+  readonly partialOrder: boolean;
 }
 
-export const defaultReductions: Reductions = { deadValues: true };
+export const defaultReductions: Reductions = { deadValues: true, partialOrder: true };
 
 export interface ExploreOptions {
   readonly reduce?: Partial<Reductions>;
+  /** A planted bug for the partial-order soundness law; never set outside tests. */
+  readonly plantUnsoundPor?: PlantUnsoundPor;
 }
 
 /**
@@ -94,6 +105,7 @@ export function explore(
   const laneFair = machine.mechanism.laneFairness && !pcFair;
   const reduce: Reductions = { ...defaultReductions, ...options.reduce };
   const reduced = reduce.deadValues && machine.canReduce;
+  const por = reduce.partialOrder && K > 1 ? partialOrder(machine, options.plantUnsoundPor) : null;
   const warpTable = new VectorTable();
   const warpObjs: WarpState[] = [];
   const memTable = new VectorTable();
@@ -201,7 +213,7 @@ export function explore(
   // tuple entry (and maybe memory) replaced. This is caching of a pure function, not a reduction.
   const localTable = new TupleTable(3);
   const localKey = new Int32Array(3);
-  const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live
+  const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live, bit 2 ample alone
   const localReady = uint32();
   const localStart = int32();
   const stepWarp = int32();
@@ -222,6 +234,8 @@ export function explore(
   const stateLocal = int32();
   localPcStart.push(0);
   let orderDependent: Transition['issue'] | null = null;
+  /** A step resolved an unknown value under partial-order reduction: redo without it. */
+  let porAbstract = false;
   const localOf = (k: number, wid: number, mid: number): number => {
     localKey[0] = k;
     localKey[1] = wid;
@@ -231,7 +245,9 @@ export function explore(
     if (id !== before) return id;
     const mem = memObjs[mid]!;
     const ws = machine.warpSteps(k, warpObjs[wid]!, mem);
-    localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
+    const cls = por ? por.classify(ws, mem) : 'dependent';
+    if (cls === 'abstract') porAbstract = true;
+    localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0) | (cls === 'ample' ? 4 : 0));
     localReady.push(ws.ready);
     if (pcFair) {
       const pcs: number[] = [];
@@ -264,6 +280,7 @@ export function explore(
     return id;
   };
   const locals = new Int32Array(K);
+  const ampleTo: number[] = [];
 
   const init = machine.initial();
   for (let k = 0; k < K; k++) tuple[k] = warpId(init.warps[k]!);
@@ -309,7 +326,7 @@ export function explore(
       if (laneFair) readyLanes.push(localReady.get(loc));
       if (pcFair) stateLocal.push(loc);
     }
-    if (orderDependent) break;
+    if (orderDependent || porAbstract) break;
     enabledWarps.push(en);
     if (!live) {
       terminalStates++;
@@ -338,14 +355,53 @@ export function explore(
       continue;
     }
     stateTable.copy(head, parentTuple);
+    // Partial-order reduction: the ample warp's successors first, then the cycle proviso.
+    let ample = -1;
+    let full = true;
+    if (por) {
+      let fewest = Infinity;
+      let before = 0;
+      for (let k = 0, c0 = 0; k < K; k++) {
+        const loc = locals[k]!;
+        const n = localStart.get(loc + 1) - localStart.get(loc);
+        if (localInfo.get(loc) & 4 && n < fewest) {
+          fewest = n;
+          ample = k;
+          before = c0;
+        }
+        c0 += n;
+      }
+      if (ample >= 0) {
+        full = false;
+        ampleTo.length = 0;
+        const loc = locals[ample]!;
+        for (let e = localStart.get(loc), end = localStart.get(loc + 1); e < end; e++) {
+          for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
+          tuple[ample] = stepWarp.get(e);
+          tuple[K] = stepMem.get(e);
+          const size = stateTable.size;
+          const to = add(head, before + (e - localStart.get(loc)), d + 1);
+          ampleTo.push(to);
+          // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
+          if (por.proviso && to < size && depthOf.get(to) <= d) full = true;
+        }
+      }
+    }
     let c = 0;
     for (let k = 0; k < K; k++) {
       const loc = locals[k]!;
       for (let e = localStart.get(loc), end = localStart.get(loc + 1); e < end; e++, c++) {
+        if (k !== ample && !full) {
+          // Left out by the reduction: a placeholder keeps edge indices equal to choices.
+          edgeTo.push(NOT_EXPANDED);
+          edgeStep.push(e);
+          continue;
+        }
         transitions++;
         let to = -1;
         const stop = stepStop.get(e);
-        if (stop >= 0) {
+        if (k === ample) to = ampleTo[e - localStart.get(loc)]!;
+        else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;
           else
@@ -370,6 +426,24 @@ export function explore(
         edgeStep.push(e);
       }
     }
+  }
+  if (porAbstract && !orderDependent) {
+    const rest: Budget = {
+      ...budget,
+      timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
+    };
+    const plain = explore(machine, rest, onProgress, {
+      ...options,
+      reduce: { ...reduce, partialOrder: false },
+    });
+    return {
+      ...plain,
+      timeMs: performance.now() - t0,
+      notes: [
+        'partial-order reduction was switched off: a step resolves an unknown value, and the fair-choice livelock check needs every interleaving',
+        ...plain.notes,
+      ],
+    };
   }
   if (orderDependent) {
     // Lanes of different classes raced at a store or atomic: renumbering lanes is not sound for
@@ -566,10 +640,17 @@ export function explore(
     bound,
     findings: sorted,
     laneSymmetry: machine.symmetric,
+    partialOrder: por !== null,
     terminalStates,
     notes,
   };
 }
+
+/**
+ * `edgeTo` of a step the partial-order reduction left out: neither a state nor a stop (-1). Every
+ * state keeps one edge per choice so that an edge's index in its state is its choice.
+ */
+const NOT_EXPANDED = -2;
 
 function blockedMessage(machine: Machine, s: MachineState): string {
   const live = machine.live(s);
