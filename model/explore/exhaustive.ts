@@ -105,7 +105,10 @@ export function explore(
   const laneFair = machine.mechanism.laneFairness && !pcFair;
   const reduce: Reductions = { ...defaultReductions, ...options.reduce };
   const reduced = reduce.deadValues && machine.canReduce;
-  const por = reduce.partialOrder && K > 1 ? partialOrder(machine, options.plantUnsoundPor) : null;
+  const por =
+    reduce.partialOrder && (K > 1 || machine.mechanism.threadIssues === true)
+      ? partialOrder(machine, options.plantUnsoundPor)
+      : null;
   const warpTable = new VectorTable();
   const warpObjs: WarpState[] = [];
   const memTable = new VectorTable();
@@ -213,7 +216,10 @@ export function explore(
   // tuple entry (and maybe memory) replaced. This is caching of a pure function, not a reduction.
   const localTable = new TupleTable(3);
   const localKey = new Int32Array(3);
-  const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live, bit 2 ample alone
+  const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live
+  /** Per local id: the steps `localStart + from .. localStart + to - 1` may run alone, or from = -1. */
+  const localAmpleFrom = int32();
+  const localAmpleTo = int32();
   const localReady = uint32();
   const localStart = int32();
   const stepWarp = int32();
@@ -245,9 +251,13 @@ export function explore(
     if (id !== before) return id;
     const mem = memObjs[mid]!;
     const ws = machine.warpSteps(k, warpObjs[wid]!, mem);
-    const cls = por ? por.classify(ws, mem) : 'dependent';
-    if (cls === 'abstract') porAbstract = true;
-    localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0) | (cls === 'ample' ? 4 : 0));
+    if (por) {
+      const ample = por.classify(ws, mem);
+      if (ample.abstract) porAbstract = true;
+      localAmpleFrom.push(ample.from);
+      localAmpleTo.push(ample.to);
+    }
+    localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
     localReady.push(ws.ready);
     if (pcFair) {
       const pcs: number[] = [];
@@ -356,31 +366,36 @@ export function explore(
     }
     stateTable.copy(head, parentTuple);
     // Partial-order reduction: the ample warp's successors first, then the cycle proviso.
+    // The ample set is steps ampleFrom .. ampleEnd - 1 (step indices) of warp `ample`.
     let ample = -1;
+    let ampleFrom = 0;
+    let ampleEnd = 0;
     let full = true;
     if (por) {
       let fewest = Infinity;
       let before = 0;
       for (let k = 0, c0 = 0; k < K; k++) {
         const loc = locals[k]!;
-        const n = localStart.get(loc + 1) - localStart.get(loc);
-        if (localInfo.get(loc) & 4 && n < fewest) {
+        const from = localAmpleFrom.get(loc);
+        const n = localAmpleTo.get(loc) - from;
+        if (from >= 0 && n < fewest) {
           fewest = n;
           ample = k;
-          before = c0;
+          ampleFrom = localStart.get(loc) + from;
+          ampleEnd = localStart.get(loc) + localAmpleTo.get(loc);
+          before = c0 + from;
         }
-        c0 += n;
+        c0 += localStart.get(loc + 1) - localStart.get(loc);
       }
       if (ample >= 0) {
         full = false;
         ampleTo.length = 0;
-        const loc = locals[ample]!;
-        for (let e = localStart.get(loc), end = localStart.get(loc + 1); e < end; e++) {
+        for (let e = ampleFrom; e < ampleEnd; e++) {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           const size = stateTable.size;
-          const to = add(head, before + (e - localStart.get(loc)), d + 1);
+          const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
           if (por.proviso && to < size && depthOf.get(to) <= d) full = true;
@@ -391,7 +406,8 @@ export function explore(
     for (let k = 0; k < K; k++) {
       const loc = locals[k]!;
       for (let e = localStart.get(loc), end = localStart.get(loc + 1); e < end; e++, c++) {
-        if (k !== ample && !full) {
+        const inAmple = k === ample && e >= ampleFrom && e < ampleEnd;
+        if (!inAmple && !full) {
           // Left out by the reduction: a placeholder keeps edge indices equal to choices.
           edgeTo.push(NOT_EXPANDED);
           edgeStep.push(e);
@@ -400,7 +416,7 @@ export function explore(
         transitions++;
         let to = -1;
         const stop = stepStop.get(e);
-        if (k === ample) to = ampleTo[e - localStart.get(loc)]!;
+        if (inAmple) to = ampleTo[e - ampleFrom]!;
         else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;

@@ -1,8 +1,9 @@
 /**
- * Soundness law of the partial-order reduction over warps (issue 10, `partialOrder.ts`; DESIGN.md:
- * "check each reduction by comparing verdicts with and without it"): on generated multi-warp
- * kernels (K = 2..3, W = 1..2) with shared memory, loads, stores, every atomic, spinlocks, loops,
- * WARPSYNC and VOTE, on every mechanism, with and without lane symmetry, the reduced and the
+ * Soundness law of the partial-order reduction over warps and single-lane issues (issue 10,
+ * `partialOrder.ts`; DESIGN.md: "check each reduction by comparing verdicts with and without it"):
+ * on generated kernels (K = 2..3, W = 1..2; `its.grouping=single` also K = 1, W ≤ 3) with shared
+ * memory, loads, stores, every atomic, spinlocks, message passing, loops, WARPSYNC and VOTE, on
+ * every mechanism, with and without lane symmetry, the reduced and the
  * unreduced searches report the same verdict and the same set of outcomes (verdict, kind,
  * property) — livelocks included — and every finding of the reduced search replays from the real
  * initial state. The law fails on two planted bugs: stores and atomics counted as local, and the
@@ -59,6 +60,34 @@ const messagePassing = fc
   );
 
 /**
+ * An exit race inside one warp: lane 0 exits after `pad` steps while the other lanes, after
+ * `readerPad` steps, branch with BRA.DIV (or .CONV) — taken or not depending on whether lane 0 has
+ * exited yet — to a trap. What a lane rule that calls BRA.DIV lane-local gets wrong.
+ */
+const exitRace = fc
+  .record({
+    pad: fc.integer({ min: 0, max: 3 }),
+    readerPad: fc.integer({ min: 0, max: 2 }),
+    cond: fc.constantFrom('DIV', 'CONV'),
+  })
+  .map(({ pad, readerPad, cond }) =>
+    [
+      '// @warpcheck warp-size=2 warps=1',
+      'S2R R0, SR_LANEID',
+      'ISETP.NE.AND P0, PT, R0, RZ, PT',
+      '@P0 BRA reader',
+      ...Array.from({ length: pad }, (_, i) => `IADD3 R${4 + i}, R${4 + i}, 0x1, RZ`),
+      'EXIT',
+      'reader:',
+      ...Array.from({ length: readerPad }, (_, i) => `IADD3 R${4 + i}, R${4 + i}, 0x1, RZ`),
+      `BRA.${cond} target`,
+      'EXIT',
+      'target:',
+      'BPT.TRAP 0x1',
+    ].join('\n'),
+  );
+
+/**
  * A generated multi-warp kernel: random instructions (`randomKernels.ts`), the spinlock of seed 000
  * Fig. 3 (`properties/arbitraries`), or message passing.
  */
@@ -68,12 +97,35 @@ const kernel = fc.oneof(
   { weight: 1, arbitrary: messagePassing },
 );
 
-const setup = fc.record({
-  text: kernel,
-  warps: fc.integer({ min: 2, max: 3 }),
-  warpSize: fc.integer({ min: 1, max: 2 }),
-  mech: fc.constantFrom(...MECHANISMS.map((m) => m.id)),
-  laneSymmetry: fc.boolean(),
+/** Every mechanism with its default options, and `its` issuing single lanes (threads). */
+const configs: readonly { mech: string; options: Record<string, string> }[] = [
+  ...MECHANISMS.map((m) => ({ mech: m.id, options: {} })),
+  { mech: 'its', options: { grouping: 'single' } },
+  { mech: 'its', options: { grouping: 'single' } },
+];
+
+/** K = 2..3 warps of W = 1..2 lanes; `its.grouping=single` also one warp of up to 3 threads. */
+const setup = fc
+  .record({
+    text: kernel,
+    warps: fc.integer({ min: 1, max: 3 }),
+    warpSize: fc.integer({ min: 1, max: 3 }),
+    config: fc.constantFrom(...configs),
+    laneSymmetry: fc.boolean(),
+  })
+  .map((s) =>
+    s.config.options['grouping'] === 'single'
+      ? { ...s, warps: Math.min(s.warps, 2) }
+      : { ...s, warps: Math.max(s.warps, 2), warpSize: Math.min(s.warpSize, 2) },
+  );
+
+/** One warp of 2..3 threads on `its` with single-lane issues. */
+const threads = fc.record({
+  text: fc.oneof(kernel, exitRace),
+  warps: fc.constant(1),
+  warpSize: fc.integer({ min: 2, max: 3 }),
+  config: fc.constant({ mech: 'its', options: { grouping: 'single' } as Record<string, string> }),
+  laneSymmetry: fc.constant(false),
 });
 
 type Setup = typeof setup extends fc.Arbitrary<infer T> ? T : never;
@@ -86,7 +138,8 @@ interface Compared {
 
 /** Both searches on one setup; null when either ran out of budget. */
 function compare(s: Setup, plant?: PlantUnsoundPor): Compared | null {
-  const machine = machineOf(s.text, s.mech, {
+  const machine = machineOf(s.text, s.config.mech, {
+    options: s.config.options,
     launch: { warps: s.warps, warpSize: s.warpSize },
     laneSymmetry: s.laneSymmetry,
   });
@@ -142,6 +195,40 @@ describe('partial-order reduction over warps', () => {
     expect(compared).toBeGreaterThan(250);
     expect(smaller).toBeGreaterThan(200);
     expect(smallerLivelocks).toBeGreaterThan(25);
+  });
+
+  it('gives the outcomes of the unreduced search inside one warp of single-lane issues (its, grouping=single)', () => {
+    let compared = 0;
+    let smaller = 0;
+    fc.assert(
+      fc.property(threads, (s) => {
+        const c = compare(s);
+        if (!c) return;
+        compared++;
+        expect(verdictOf(c.reduced), s.text).toBe(verdictOf(c.plain));
+        expect(outcomes(c.reduced), s.text).toEqual(outcomes(c.plain));
+        if (c.reduced.partialOrder && c.reduced.states < c.plain.states) smaller++;
+        checkFindings(c.machine, c.reduced);
+      }),
+      { seed: SEED, numRuns: 150 },
+    );
+    // (seed 20261124: 150 compared, 143 smaller.)
+    expect(compared).toBeGreaterThan(130);
+    expect(smaller).toBeGreaterThan(110);
+  });
+
+  it('fails on a planted bug (lanes-ignore-divergence)', () => {
+    expect(() =>
+      fc.assert(
+        fc.property(threads, (s) => {
+          const c = compare(s, 'lanes-ignore-divergence');
+          if (!c) return;
+          expect(verdictOf(c.reduced)).toBe(verdictOf(c.plain));
+          expect(outcomes(c.reduced)).toEqual(outcomes(c.plain));
+        }),
+        { seed: SEED, numRuns: 150 },
+      ),
+    ).toThrow();
   });
 
   for (const plant of ['local-stores', 'no-proviso'] as const)

@@ -58,3 +58,29 @@ export function isLocalStep(
   }
   return true;
 }
+
+/**
+ * Inside one warp whose issues are single lanes (`Mechanism.threadIssues`): instructions whose
+ * step changes only the issuing lane's PC and registers and reads nothing another lane's step
+ * writes (SEMANTICS §2–3.1) — data instructions and plain branches. Not barriers, WARPSYNC, VOTE,
+ * EXIT, calls and returns, traps, memory, nor BRA.DIV/.CONV: they read which lanes have exited,
+ * which another lane's EXIT changes (`lanes/execute.ts`).
+ */
+export function laneLocalOp(op: Op, plantDivergence = false): boolean {
+  switch (op.kind) {
+    case 'mov':
+    case 's2r':
+    case 'arith':
+    case 'lop3':
+    case 'shift':
+    case 'isetp':
+    case 'nop':
+      return true;
+    case 'bra':
+      return op.cond === 'none' || plantDivergence;
+    case 'opaque':
+      return !op.havoc;
+    default:
+      return false;
+  }
+}
