@@ -4,8 +4,7 @@ import type { Machine, MachineState, Stop, Transition, WarpState } from '../mach
 import { int32, uint16, uint32, uint8 } from './growable.ts';
 import { TupleTable, VectorTable } from './tables.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
-import { exactLasso, stopChoice, walkClasses } from './concretize.ts';
-import { decisionsOf } from './decisions.ts';
+import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
 
@@ -126,10 +125,7 @@ export function explore(
   const enabledWarps = uint8();
   const readyLanes = uint32();
   /** The first occurrence of each outcome: the state it shows at, and the ending step if any. */
-  const findings = new Map<
-    string,
-    { f: Omit<Finding, 'schedule' | 'loop'>; at: number; last: number | null }
-  >();
+  const findings = new Map<string, FirstOccurrence>();
   let transitions = 0;
   let terminalStates = 0;
   let bound: ExploreResult['bound'] = null;
@@ -138,11 +134,6 @@ export function explore(
   /** The first branching-budget message (too many outcomes of unknown branches), if any. */
   let branching: string | null = null;
 
-  const pathTo = (i: number): number[] => {
-    const out: number[] = [];
-    for (let s = i; s > 0; s = parent.get(s)) out.push(parentChoice.get(s));
-    return out.reverse();
-  };
   /** Occurrences of each outcome (state, ending step), up to a cap: for a concrete witness. */
   const occurrences = new Map<string, number[]>();
   const record = (f: Omit<Finding, 'schedule' | 'loop'>, at: number, last: number | null) => {
@@ -153,12 +144,6 @@ export function explore(
     }
     const occ = occurrences.get(id)!;
     if (occ.length < 200_000) occ.push(at, last ?? -1);
-  };
-  /** State ids from the initial state to `i`. */
-  const idsTo = (i: number): number[] => {
-    const out: number[] = [];
-    for (let s = i; s >= 0; s = parent.get(s)) out.push(s);
-    return out.reverse();
   };
   /** `st` is in the class of stored state `id`: its canonical warp and memory keys are id's. */
   const sameVector = (v: Float64Array): boolean => {
@@ -505,119 +490,20 @@ export function explore(
       : null,
   };
   const cycles = findFairCycles(graph);
-  // Schedules from the real initial state (concretize.ts): every recorded path is walked again.
-  const classPath = (ids: readonly number[]) => ({
-    ids,
-    hint: ids.slice(1).map((id) => parentChoice.get(id)),
-  });
-  // Concrete reachability (issue 16, `decisions.ts`): states reached without any abstract step,
-  // with their own shortest parents, so that a finding that has a concrete witness shows it.
-  const nStates = stateTable.size;
-  const cParent = new Int32Array(nStates).fill(-2);
-  const cChoice = new Int32Array(nStates);
-  {
-    const queue = new Int32Array(nStates);
-    let qn = 0;
-    cParent[0] = -1;
-    queue[qn++] = 0;
-    for (let qi = 0; qi < qn; qi++) {
-      const st = queue[qi]!;
-      if (st >= expanded) continue;
-      for (let e = edgeStart.get(st); e < edgeStart.get(st + 1); e++) {
-        const t = edgeTo.get(e);
-        if (t < 0 || cParent[t] !== -2 || stepAbstract.get(edgeStep.get(e))) continue;
-        cParent[t] = st;
-        cChoice[t] = e - edgeStart.get(st);
-        queue[qn++] = t;
-      }
-    }
-  }
-  const concreteIds = (i: number): number[] => {
-    const ids: number[] = [];
-    for (let st = i; st >= 0; st = cParent[st]!) ids.push(st);
-    return ids.reverse();
-  };
-  /** The first occurrence reached and ended without abstraction, or null. */
-  const concreteOccurrence = (id: string): { at: number; last: number | null } | null => {
-    const occ = occurrences.get(id)!;
-    for (let i = 0; i < occ.length; i += 2) {
-      const at = occ[i]!;
-      const last = occ[i + 1]!;
-      if (cParent[at] === -2) continue;
-      if (last >= 0 && stepAbstract.get(edgeStep.get(edgeStart.get(at) + last))) continue;
-      return { at, last: last >= 0 ? last : null };
-    }
-    return null;
-  };
-  const out: Finding[] = [];
-  let unreplayable = 0;
-  for (const [id, first] of findings) {
-    const { f } = first;
-    const concrete = concreteOccurrence(id);
-    const { at, last } = concrete ?? first;
-    const ids = concrete ? concreteIds(at) : idsTo(at);
-    const path = concrete ? { ids, hint: ids.slice(1).map((x) => cChoice[x]!) } : classPath(ids);
-    const walked = walkClasses(machine, machine.initial(), path, inClass);
-    const stop =
-      walked && last !== null
-        ? stopChoice(machine, walked.state, last, f.verdict, f.property)
-        : null;
-    if (!walked || (last !== null && !stop)) {
-      unreplayable++;
-      const schedule = pathTo(at);
-      if (last !== null) schedule.push(last);
-      out.push({ ...f, schedule, loop: null });
-      continue;
-    }
-    const message =
-      stop?.transition.stop?.message ??
-      (f.verdict === 'deadlock' ? blockedMessage(machine, walked.state) : f.message);
-    const schedule = stop ? [...walked.schedule, stop.choice] : walked.schedule;
-    // `terminates` is never possible: it holds of every run the abstraction allows (§13).
-    const decisions = concrete || f.verdict === 'terminates' ? [] : decisionsOf(machine, schedule);
-    out.push({
-      ...f,
-      message,
-      schedule,
-      loop: null,
-      possible: decisions.length > 0,
-      ...(decisions.length > 0 ? { decisions } : {}),
-    });
-  }
-  if (cycles.count > 0 && cycles.lasso) {
-    const entryIds = idsTo(cycles.lasso.entry);
-    const cycleIds = [cycles.lasso.entry];
-    for (const c of cycles.lasso.cycle)
-      cycleIds.push(edgeTo.get(edgeStart.get(cycleIds.at(-1)!) + c));
-    const walked = walkClasses(machine, machine.initial(), classPath(entryIds), inClass);
-    const lasso = walked
-      ? exactLasso(machine, walked.state, { ids: cycleIds, hint: cycles.lasso.cycle }, inClass)
-      : null;
-    if (!lasso) unreplayable++;
-    const prefix =
-      lasso && walked ? [...walked.schedule, ...lasso.prefix] : pathTo(cycles.lasso.entry);
-    const cycle = lasso ? lasso.cycle : cycles.lasso.cycle;
-    const turns = lasso ? lasso.prefix.length / cycles.lasso.cycle.length : 0;
-    const cycleTurns = cycle.length / cycles.lasso.cycle.length;
-    const lead =
-      (turns === 0
-        ? 'the lasso is the shortest prefix to one'
-        : `the lasso is the shortest prefix to one, then ${turns === 1 ? 'one turn' : `${turns} turns`} of the cycle, after which it returns to the very same state`) +
-      (cycleTurns > 1
-        ? `; the cycle is ${cycleTurns} turns of one that renumbers interchangeable lanes`
-        : '');
-    const decisions = decisionsOf(machine, [...prefix, ...cycle]);
-    out.push({
-      possible: decisions.length > 0,
-      ...(decisions.length > 0 ? { decisions } : {}),
-      verdict: 'deadlock',
-      kind: 'livelock',
-      property: null,
-      message: `a fair cycle of ${cycles.lasso.cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
-      schedule: [...prefix, ...cycle],
-      loop: prefix.length,
-    });
-  }
+  const { findings: out, unreplayable } = buildFindings(
+    {
+      machine,
+      graph,
+      states: stateTable.size,
+      stepAbstract: stepAbstract.view(),
+      parent: parent.view(),
+      parentChoice: parentChoice.view(),
+      first: findings,
+      occurrences,
+      inClass,
+    },
+    cycles,
+  );
   if (unreplayable > 0)
     notes.push(
       `${unreplayable} finding${unreplayable > 1 ? 's' : ''} could not be walked again from the initial state; ${unreplayable > 1 ? 'their schedules' : 'its schedule'} may not replay`,
@@ -667,12 +553,6 @@ export function explore(
  * state keeps one edge per choice so that an edge's index in its state is its choice.
  */
 const NOT_EXPANDED = -2;
-
-function blockedMessage(machine: Machine, s: MachineState): string {
-  const live = machine.live(s);
-  const parts = live.flatMap((m, w) => (m ? [`warp ${w} lanes ${machine.fmt.mask(m)}`] : []));
-  return `nothing can issue while ${parts.join(', ')} have not exited`;
-}
 
 /**
  * The run's verdict rests on abstraction (issue 16): its own finding is `possible`. Never for
