@@ -1,8 +1,8 @@
 import type { Memory } from '../lanes/memory.ts';
-import { KeyWriter } from '../machine/key.ts';
-import type { Machine, MachineState, Stop, Transition, WarpState } from '../machine/machine.ts';
-import { int32, uint16, uint32, uint8 } from './growable.ts';
-import { TupleTable, VectorTable } from './tables.ts';
+import type { Machine, Transition, WarpState } from '../machine/machine.ts';
+import { int32, uint32, uint8 } from './growable.ts';
+import { VisitedStates } from './visited.ts';
+import { LocalSteps } from './localSteps.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
@@ -82,14 +82,20 @@ export interface ExploreOptions {
  * lane lives is a blocked deadlock; after the search, strongly connected components of the graph
  * are checked for fair cycles — livelocks (`fairCycles.ts`).
  *
- * Each expanded state's successors are recorded in full, even when that overshoots `maxStates`,
- * so that a cycle found among expanded states has all its exits known.
+ * Each expanded state's successors are recorded in full (or, under partial-order reduction, its
+ * ample set with a placeholder per step left out), even when that overshoots `maxStates`, so that
+ * a cycle found among expanded states has all its exits known.
  *
- * Hot loop (DESIGN.md "Performance notes"): a state is a tuple of interned ids — one per warp,
- * one for memory — in a `TupleTable`; warps and memories are interned once as number vectors
- * (`VectorTable`), and a step re-keys only what it changed (one warp; memory only when written).
- * Unexpanded states are not kept as objects: a state is rebuilt from its warps' and memory's
- * first-seen representatives when it is expanded.
+ * Stages, each its own module:
+ * 1. expansion — each warp's steps, cached per (warp, warp state, memory) (`localSteps.ts`), and
+ *    the partial-order reduction's choice of which to expand (`partialOrder.ts`), here;
+ * 2. the visited set — interned warp and memory ids, state tuples, parents (`visited.ts`); a step
+ *    re-keys only what it changed (one warp; memory only when written), and unexpanded states are
+ *    rebuilt from representatives when expanded;
+ * 3. the fair-cycle pass over the recorded graph (`fairCycles.ts`);
+ * 4. finding construction — schedules from the real initial state, concrete witnesses, the lasso
+ *    (`findings.ts`);
+ * then the verdict (the best-ranked finding, or the budget that ran out).
  */
 export function explore(
   machine: Machine,
@@ -108,17 +114,9 @@ export function explore(
     reduce.partialOrder && (K > 1 || machine.mechanism.threadIssues === true)
       ? partialOrder(machine, options.plantUnsoundPor)
       : null;
-  const warpTable = new VectorTable();
-  const warpObjs: WarpState[] = [];
-  const memTable = new VectorTable();
-  const memObjs: Memory[] = [];
-  const stateTable = new TupleTable(K + 1);
-  const kw = new KeyWriter();
-  const tuple = new Int32Array(K + 1);
+  const visited = new VisitedStates(machine, reduced);
+  const { tuple, depthOf } = visited;
   const parentTuple = new Int32Array(K + 1);
-  const parent = int32();
-  const parentChoice = int32();
-  const depthOf = int32();
   const edgeStart = int32();
   const edgeTo = int32();
   const edgeStep = int32();
@@ -129,7 +127,6 @@ export function explore(
   let transitions = 0;
   let terminalStates = 0;
   let bound: ExploreResult['bound'] = null;
-  let maxDepthSeen = 0;
   let sawUnknownChoice = false;
   /** The first branching-budget message (too many outcomes of unknown branches), if any. */
   let branching: string | null = null;
@@ -145,135 +142,18 @@ export function explore(
     const occ = occurrences.get(id)!;
     if (occ.length < 200_000) occ.push(at, last ?? -1);
   };
-  /** `st` is in the class of stored state `id`: its canonical warp and memory keys are id's. */
-  const sameVector = (v: Float64Array): boolean => {
-    if (v.length !== kw.length) return false;
-    for (let i = 0; i < v.length; i++) if (v[i] !== kw.buf[i]) return false;
-    return true;
-  };
-  const inClass = (st: MachineState, id: number): boolean => {
-    for (let k = 0; k < K; k++) {
-      kw.reset();
-      machine.warpKey(st.warps[k]!, kw, reduced);
-      if (!sameVector(warpTable.get(stateTable.at(id, k)))) return false;
-    }
-    memKey(st.memory);
-    return sameVector(memTable.get(stateTable.at(id, K)));
-  };
-  const warpId = (ws: WarpState): number => {
-    kw.reset();
-    machine.warpKey(ws, kw, reduced);
-    const id = warpTable.intern(kw.buf, kw.length);
-    if (id === warpObjs.length) warpObjs.push(ws);
-    return id;
-  };
-  /** Memory is keyed unless the reduction knows it cannot influence control. */
-  const memKey = (m: Memory): void => {
-    kw.reset();
-    if (!reduced || machine.memoryRelevant) machine.memoryKey(m, kw);
-  };
-  const memId = (m: Memory): number => {
-    memKey(m);
-    const id = memTable.intern(kw.buf, kw.length);
-    if (id === memObjs.length) memObjs.push(m);
-    return id;
-  };
-  /** Interns the state in `tuple`; records parent and depth when it is new. */
-  const add = (from: number, choice: number, depth: number): number => {
-    const before = stateTable.size;
-    const id = stateTable.intern(tuple);
-    if (id === before) {
-      parent.push(from);
-      parentChoice.push(choice);
-      depthOf.push(depth);
-      if (depth > maxDepthSeen) maxDepthSeen = depth;
-    }
-    return id;
-  };
-  const rebuild = (id: number): MachineState => {
-    const warps: WarpState[] = new Array(K);
-    for (let k = 0; k < K; k++) warps[k] = warpObjs[stateTable.at(id, k)]!;
-    return { warps, memory: memObjs[stateTable.at(id, K)]! };
-  };
+  const warpId = (ws: WarpState): number => visited.warpId(ws);
+  const memId = (m: Memory): number => visited.memId(m);
+  const add = (from: number, choice: number, depth: number): number =>
+    visited.add(from, choice, depth);
 
-  // Local expansions, cached per (warp index, warp id, memory id): a warp's steps depend on its
-  // own state and memory only, so a state's successors are its warps' cached steps with one
-  // tuple entry (and maybe memory) replaced. This is caching of a pure function, not a reduction.
-  const localTable = new TupleTable(3);
-  const localKey = new Int32Array(3);
-  const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live
-  /** Per local id: the steps `localStart + from .. localStart + to - 1` may run alone, or from = -1. */
-  const localAmpleFrom = int32();
-  const localAmpleTo = int32();
-  const localReady = uint32();
-  const localStart = int32();
-  const stepWarp = int32();
-  const stepMem = int32();
-  const stepOf = uint8(); // the warp index of a step
-  const stepMask = uint32();
-  const stepGroup = uint16();
-  const stepUnknown = uint8();
-  /** The step rests on abstraction: an unknown branch's outcome, or a widened loop. */
-  const stepAbstract = uint8();
-  const stepStop = int32(); // -1, or an index into `stops`
-  const stepPc = int32();
-  const stops: Stop[] = [];
-  localStart.push(0);
-  // Per-PC fairness: the PCs of each local's ready lanes, and each state's locals.
-  const localPcStart = int32();
-  const localPcs = int32();
+  // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
+  const cache = new LocalSteps(machine, visited, por, pcFair);
+  const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo } = cache;
+  const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
+  const { stepStop, stepPc, stops, localPcStart, localPcs } = cache;
   const stateLocal = int32();
-  localPcStart.push(0);
-  let orderDependent: Transition['issue'] | null = null;
-  /** A step resolved an unknown value under partial-order reduction: redo without it. */
-  let porAbstract = false;
-  const localOf = (k: number, wid: number, mid: number): number => {
-    localKey[0] = k;
-    localKey[1] = wid;
-    localKey[2] = mid;
-    const before = localTable.size;
-    const id = localTable.intern(localKey);
-    if (id !== before) return id;
-    const mem = memObjs[mid]!;
-    const ws = machine.warpSteps(k, warpObjs[wid]!, mem);
-    if (por) {
-      const ample = por.classify(ws, mem);
-      if (ample.abstract) porAbstract = true;
-      localAmpleFrom.push(ample.from);
-      localAmpleTo.push(ample.to);
-    }
-    localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
-    localReady.push(ws.ready);
-    if (pcFair) {
-      const pcs: number[] = [];
-      machine.mechanism.lanePcs!(warpObjs[wid]!.mech, (pc, mask) => {
-        if ((mask & ws.ready) !== 0 && !pcs.includes(pc)) pcs.push(pc);
-      });
-      for (const pc of pcs) localPcs.push(pc);
-      localPcStart.push(localPcs.length);
-    }
-    for (const st of ws.steps) {
-      if (st.orderDependent) orderDependent ??= st.issue;
-      stepOf.push(k);
-      stepPc.push(st.issue.pc);
-      stepMask.push(st.issue.mask);
-      stepGroup.push(st.group);
-      stepUnknown.push(st.unknownChoice ? 1 : 0);
-      stepAbstract.push(st.unknownChoice || st.widened ? 1 : 0);
-      if (st.stop) {
-        stepStop.push(stops.length);
-        stops.push(st.stop);
-        stepWarp.push(-1);
-        stepMem.push(-1);
-      } else {
-        stepStop.push(-1);
-        stepWarp.push(warpId(st.warp!));
-        stepMem.push(st.memory === mem ? mid : memId(st.memory!));
-      }
-    }
-    localStart.push(stepMask.length);
-    return id;
-  };
+  const localOf = (k: number, wid: number, mid: number): number => cache.of(k, wid, mid);
   const locals = new Int32Array(K);
   const ampleTo: number[] = [];
 
@@ -282,7 +162,7 @@ export function explore(
   tuple[K] = memId(init.memory);
   add(-1, -1, 0);
   let head = 0;
-  for (; head < stateTable.size; head++) {
+  for (; head < visited.size; head++) {
     if ((head & 255) === 0) {
       const elapsed = performance.now() - t0;
       if (elapsed > budget.timeoutMs) {
@@ -297,23 +177,23 @@ export function explore(
       }
       if (onProgress && (head & 0x3fff) === 0)
         onProgress({
-          states: stateTable.size,
+          states: visited.size,
           transitions,
-          depth: maxDepthSeen,
+          depth: visited.maxDepth,
           elapsedMs: elapsed,
         });
     }
-    if (stateTable.size >= budget.maxStates) {
+    if (visited.size >= budget.maxStates) {
       bound = 'states';
       break;
     }
     edgeStart.push(edgeTo.length);
     const d = depthOf.get(head);
-    const mid = stateTable.at(head, K);
+    const mid = visited.at(head, K);
     let en = 0;
     let live = false;
     for (let k = 0; k < K; k++) {
-      const loc = localOf(k, stateTable.at(head, k), mid);
+      const loc = localOf(k, visited.at(head, k), mid);
       locals[k] = loc;
       const info = localInfo.get(loc);
       if (info & 1) en |= 1 << k;
@@ -321,7 +201,7 @@ export function explore(
       if (laneFair) readyLanes.push(localReady.get(loc));
       if (pcFair) stateLocal.push(loc);
     }
-    if (orderDependent || porAbstract) break;
+    if (cache.orderDependent || cache.porAbstract) break;
     enabledWarps.push(en);
     if (!live) {
       terminalStates++;
@@ -338,7 +218,7 @@ export function explore(
           verdict: 'deadlock',
           kind: 'blocked',
           property: null,
-          message: blockedMessage(machine, rebuild(head)),
+          message: blockedMessage(machine, visited.rebuild(head)),
         },
         head,
         null,
@@ -349,7 +229,7 @@ export function explore(
       bound = 'depth';
       continue;
     }
-    stateTable.copy(head, parentTuple);
+    visited.copy(head, parentTuple);
     // Partial-order reduction: the ample warp's successors first, then the cycle proviso.
     // The ample set is steps ampleFrom .. ampleEnd - 1 (step indices) of warp `ample`.
     let ample = -1;
@@ -379,7 +259,7 @@ export function explore(
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
-          const size = stateTable.size;
+          const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
@@ -428,7 +308,7 @@ export function explore(
       }
     }
   }
-  if (porAbstract && !orderDependent) {
+  if (cache.porAbstract && !cache.orderDependent) {
     const rest: Budget = {
       ...budget,
       timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
@@ -446,10 +326,10 @@ export function explore(
       ],
     };
   }
-  if (orderDependent) {
+  if (cache.orderDependent) {
     // Lanes of different classes raced at a store or atomic: renumbering lanes is not sound for
     // this program (laneCanon.ts), so the search is redone without lane symmetry.
-    const issue: Transition['issue'] = orderDependent;
+    const issue: Transition['issue'] = cache.orderDependent;
     const rest: Budget = {
       ...budget,
       timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
@@ -494,13 +374,13 @@ export function explore(
     {
       machine,
       graph,
-      states: stateTable.size,
+      states: visited.size,
       stepAbstract: stepAbstract.view(),
-      parent: parent.view(),
-      parentChoice: parentChoice.view(),
+      parent: visited.parent.view(),
+      parentChoice: visited.parentChoice.view(),
       first: findings,
       occurrences,
-      inClass,
+      inClass: visited.inClass,
     },
     cycles,
   );
@@ -512,7 +392,7 @@ export function explore(
     notes.push(
       'branches on unknown values were explored both ways and assumed fair (SEMANTICS §5): a cycle that only some resolutions of them keep going is not reported, so livelocks on opaque code are under-approximated',
     );
-  if (bound === null && head < stateTable.size) bound = 'states';
+  if (bound === null && head < visited.size) bound = 'states';
   if (bound === null && branching !== null) bound = 'branching';
 
   const sorted = out.sort(
@@ -535,9 +415,9 @@ export function explore(
     verdict,
     kind,
     message,
-    states: stateTable.size,
+    states: visited.size,
     transitions,
-    depth: maxDepthSeen,
+    depth: visited.maxDepth,
     timeMs: performance.now() - t0,
     bound,
     findings: sorted,
