@@ -31,6 +31,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly timeLimit: number;
   /** Resident memory in MB past which a search stops (issue 16). */
   readonly maxMemory: number;
+  /** Partial-order reduction over warps (`--no-por` turns it off; issue 10). */
+  readonly partialOrder?: boolean;
   readonly save: string | false;
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
@@ -213,6 +215,7 @@ function printJson(
           timeLimitS: a.timeLimit,
           maxMemoryMb: a.maxMemory,
           laneSymmetry: a.laneSymmetry !== false,
+          por: a.partialOrder !== false,
           widen: a.widen ?? 0,
         },
         results: rows.map((r) => ({
@@ -228,6 +231,7 @@ function printJson(
           timeMs: Math.round(r.result.timeMs * 10) / 10,
           bound: r.result.bound,
           laneSymmetry: r.result.laneSymmetry,
+          por: r.result.partialOrder ?? false,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,
             kind: f.kind,

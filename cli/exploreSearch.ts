@@ -44,6 +44,7 @@ export function searchMachine(
           maxMemoryMb: a.maxMemory,
         },
         onProgress,
+        { reduce: { partialOrder: a.partialOrder !== false } },
       );
 }
 

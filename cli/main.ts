@@ -149,6 +149,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'do not merge states that differ only by renumbering interchangeable lanes (lane symmetry, docs/semantics.md)',
     )
     .option(
+      '--no-por',
+      'interleave every warp step instead of running a warp alone while its steps touch no shared memory (partial-order reduction, docs/semantics.md)',
+    )
+    .option(
       '--widen <N>',
       'after N turns of a loop taken after a branch on an unknown value, a lane forgets what the loop writes (0: never); findings after it are possible',
       nonNegativeInt('--widen'),
@@ -231,6 +235,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           timeLimit: o['timeLimit'] as number,
           maxMemory: o['maxMemory'] as number,
           laneSymmetry: o['symmetry'] !== false,
+          partialOrder: o['por'] !== false,
           ...(o['random'] !== undefined
             ? {
                 random: {

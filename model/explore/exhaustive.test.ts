@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Machine, MachineState } from '../machine/machine.ts';
-import { replay, runListing } from '../testing/run.ts';
-import type { ExploreResult } from './exhaustive.ts';
+import { machineOf, replay, runListing } from '../testing/run.ts';
+import { defaultBudget, explore, type ExploreResult } from './exhaustive.ts';
 import { readWord } from '../lanes/index.ts';
 
 /** Replays every finding and checks it ends as reported. */
@@ -83,15 +83,22 @@ describe('straight-line code terminates with a countable state space', () => {
   });
 
   it('its grouping=single, 2 lanes: each lane at pc 0, pc 1 or exited, independently', () => {
-    const { result } = runListing(straight, 'its', {
+    const machine = machineOf(straight, 'its', {
       options: { grouping: 'single' },
       launch: { warpSize: 2 },
     });
+    const result = explore(machine, defaultBudget, undefined, { reduce: { partialOrder: false } });
     expect(result.verdict).toBe('terminates');
     expect(result.states).toBe(3 * 3);
     // One transition per (state, live lane): lane l is live in 2·3 states.
     expect(result.transitions).toBe(2 * 6);
     expect(result.depth).toBe(4);
+    // Partial-order reduction (docs/semantics.md §14): a lane's MOV is local and runs alone, the
+    // EXITs are not. (0,0) → lane 0's MOV → (1,0) → lane 1's MOV → (1,1), where both EXITs
+    // interleave: (X,1), (1,X), (X,X). 6 states, 1 + 1 + 2 + 1 + 1 transitions.
+    const reduced = explore(machine);
+    expect(reduced.verdict).toBe('terminates');
+    expect([reduced.states, reduced.transitions, reduced.depth]).toEqual([6, 6, 4]);
   });
 
   it('its (maximal) after a divergent branch: 8 states', () => {

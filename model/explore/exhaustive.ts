@@ -1,12 +1,12 @@
 import type { Memory } from '../lanes/memory.ts';
-import { KeyWriter } from '../machine/key.ts';
-import type { Machine, MachineState, Stop, Transition, WarpState } from '../machine/machine.ts';
-import { int32, uint16, uint32, uint8 } from './growable.ts';
-import { TupleTable, VectorTable } from './tables.ts';
+import type { Machine, Transition, WarpState } from '../machine/machine.ts';
+import { int32, uint32, uint8 } from './growable.ts';
+import { VisitedStates } from './visited.ts';
+import { LocalSteps } from './localSteps.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
-import { exactLasso, stopChoice, walkClasses } from './concretize.ts';
-import { decisionsOf } from './decisions.ts';
+import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
+import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
 export interface Budget {
@@ -40,6 +40,8 @@ export interface ExploreResult {
   readonly bound: 'states' | 'depth' | 'time' | 'branching' | 'memory' | 'random' | null;
   /** The search ran with lane symmetry (its machine's `symmetric`): schedules replay only so. */
   readonly laneSymmetry: boolean;
+  /** The search ran with partial-order reduction over warps (`partialOrder.ts`). */
+  readonly partialOrder?: boolean;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -56,12 +58,20 @@ export interface Reductions {
    * counts shrink. Applies when the mechanism reports `lanePcs`.
    */
   readonly deadValues: boolean;
+  /**
+   * Partial-order reduction over warps (`partialOrder.ts`, docs/semantics.md): a warp whose steps
+   * are all local is expanded alone, with the cycle proviso; deadlocks, stops and fair cycles are
+   * preserved. Applies with two or more warps; redone without it when a step resolves an unknown.
+   */
+  readonly partialOrder: boolean;
 }
 
-export const defaultReductions: Reductions = { deadValues: true };
+export const defaultReductions: Reductions = { deadValues: true, partialOrder: true };
 
 export interface ExploreOptions {
   readonly reduce?: Partial<Reductions>;
+  /** A planted bug for the partial-order soundness law; never set outside tests. */
+  readonly plantUnsoundPor?: PlantUnsoundPor;
 }
 
 /**
@@ -72,14 +82,20 @@ export interface ExploreOptions {
  * lane lives is a blocked deadlock; after the search, strongly connected components of the graph
  * are checked for fair cycles — livelocks (`fairCycles.ts`).
  *
- * Each expanded state's successors are recorded in full, even when that overshoots `maxStates`,
- * so that a cycle found among expanded states has all its exits known.
+ * Each expanded state's successors are recorded in full (or, under partial-order reduction, its
+ * ample set with a placeholder per step left out), even when that overshoots `maxStates`, so that
+ * a cycle found among expanded states has all its exits known.
  *
- * Hot loop (DESIGN.md "Performance notes"): a state is a tuple of interned ids — one per warp,
- * one for memory — in a `TupleTable`; warps and memories are interned once as number vectors
- * (`VectorTable`), and a step re-keys only what it changed (one warp; memory only when written).
- * Unexpanded states are not kept as objects: a state is rebuilt from its warps' and memory's
- * first-seen representatives when it is expanded.
+ * Stages, each its own module:
+ * 1. expansion — each warp's steps, cached per (warp, warp state, memory) (`localSteps.ts`), and
+ *    the partial-order reduction's choice of which to expand (`partialOrder.ts`), here;
+ * 2. the visited set — interned warp and memory ids, state tuples, parents (`visited.ts`); a step
+ *    re-keys only what it changed (one warp; memory only when written), and unexpanded states are
+ *    rebuilt from representatives when expanded;
+ * 3. the fair-cycle pass over the recorded graph (`fairCycles.ts`);
+ * 4. finding construction — schedules from the real initial state, concrete witnesses, the lasso
+ *    (`findings.ts`);
+ * then the verdict (the best-ranked finding, or the budget that ran out).
  */
 export function explore(
   machine: Machine,
@@ -94,40 +110,27 @@ export function explore(
   const laneFair = machine.mechanism.laneFairness && !pcFair;
   const reduce: Reductions = { ...defaultReductions, ...options.reduce };
   const reduced = reduce.deadValues && machine.canReduce;
-  const warpTable = new VectorTable();
-  const warpObjs: WarpState[] = [];
-  const memTable = new VectorTable();
-  const memObjs: Memory[] = [];
-  const stateTable = new TupleTable(K + 1);
-  const kw = new KeyWriter();
-  const tuple = new Int32Array(K + 1);
+  const por =
+    reduce.partialOrder && (K > 1 || machine.mechanism.threadIssues === true)
+      ? partialOrder(machine, options.plantUnsoundPor)
+      : null;
+  const visited = new VisitedStates(machine, reduced);
+  const { tuple, depthOf } = visited;
   const parentTuple = new Int32Array(K + 1);
-  const parent = int32();
-  const parentChoice = int32();
-  const depthOf = int32();
   const edgeStart = int32();
   const edgeTo = int32();
   const edgeStep = int32();
   const enabledWarps = uint8();
   const readyLanes = uint32();
   /** The first occurrence of each outcome: the state it shows at, and the ending step if any. */
-  const findings = new Map<
-    string,
-    { f: Omit<Finding, 'schedule' | 'loop'>; at: number; last: number | null }
-  >();
+  const findings = new Map<string, FirstOccurrence>();
   let transitions = 0;
   let terminalStates = 0;
   let bound: ExploreResult['bound'] = null;
-  let maxDepthSeen = 0;
   let sawUnknownChoice = false;
   /** The first branching-budget message (too many outcomes of unknown branches), if any. */
   let branching: string | null = null;
 
-  const pathTo = (i: number): number[] => {
-    const out: number[] = [];
-    for (let s = i; s > 0; s = parent.get(s)) out.push(parentChoice.get(s));
-    return out.reverse();
-  };
   /** Occurrences of each outcome (state, ending step), up to a cap: for a concrete witness. */
   const occurrences = new Map<string, number[]>();
   const record = (f: Omit<Finding, 'schedule' | 'loop'>, at: number, last: number | null) => {
@@ -139,138 +142,27 @@ export function explore(
     const occ = occurrences.get(id)!;
     if (occ.length < 200_000) occ.push(at, last ?? -1);
   };
-  /** State ids from the initial state to `i`. */
-  const idsTo = (i: number): number[] => {
-    const out: number[] = [];
-    for (let s = i; s >= 0; s = parent.get(s)) out.push(s);
-    return out.reverse();
-  };
-  /** `st` is in the class of stored state `id`: its canonical warp and memory keys are id's. */
-  const sameVector = (v: Float64Array): boolean => {
-    if (v.length !== kw.length) return false;
-    for (let i = 0; i < v.length; i++) if (v[i] !== kw.buf[i]) return false;
-    return true;
-  };
-  const inClass = (st: MachineState, id: number): boolean => {
-    for (let k = 0; k < K; k++) {
-      kw.reset();
-      machine.warpKey(st.warps[k]!, kw, reduced);
-      if (!sameVector(warpTable.get(stateTable.at(id, k)))) return false;
-    }
-    memKey(st.memory);
-    return sameVector(memTable.get(stateTable.at(id, K)));
-  };
-  const warpId = (ws: WarpState): number => {
-    kw.reset();
-    machine.warpKey(ws, kw, reduced);
-    const id = warpTable.intern(kw.buf, kw.length);
-    if (id === warpObjs.length) warpObjs.push(ws);
-    return id;
-  };
-  /** Memory is keyed unless the reduction knows it cannot influence control. */
-  const memKey = (m: Memory): void => {
-    kw.reset();
-    if (!reduced || machine.memoryRelevant) machine.memoryKey(m, kw);
-  };
-  const memId = (m: Memory): number => {
-    memKey(m);
-    const id = memTable.intern(kw.buf, kw.length);
-    if (id === memObjs.length) memObjs.push(m);
-    return id;
-  };
-  /** Interns the state in `tuple`; records parent and depth when it is new. */
-  const add = (from: number, choice: number, depth: number): number => {
-    const before = stateTable.size;
-    const id = stateTable.intern(tuple);
-    if (id === before) {
-      parent.push(from);
-      parentChoice.push(choice);
-      depthOf.push(depth);
-      if (depth > maxDepthSeen) maxDepthSeen = depth;
-    }
-    return id;
-  };
-  const rebuild = (id: number): MachineState => {
-    const warps: WarpState[] = new Array(K);
-    for (let k = 0; k < K; k++) warps[k] = warpObjs[stateTable.at(id, k)]!;
-    return { warps, memory: memObjs[stateTable.at(id, K)]! };
-  };
+  const warpId = (ws: WarpState): number => visited.warpId(ws);
+  const memId = (m: Memory): number => visited.memId(m);
+  const add = (from: number, choice: number, depth: number): number =>
+    visited.add(from, choice, depth);
 
-  // Local expansions, cached per (warp index, warp id, memory id): a warp's steps depend on its
-  // own state and memory only, so a state's successors are its warps' cached steps with one
-  // tuple entry (and maybe memory) replaced. This is caching of a pure function, not a reduction.
-  const localTable = new TupleTable(3);
-  const localKey = new Int32Array(3);
-  const localInfo = uint32(); // per local id: bit 0 enabled, bit 1 live
-  const localReady = uint32();
-  const localStart = int32();
-  const stepWarp = int32();
-  const stepMem = int32();
-  const stepOf = uint8(); // the warp index of a step
-  const stepMask = uint32();
-  const stepGroup = uint16();
-  const stepUnknown = uint8();
-  /** The step rests on abstraction: an unknown branch's outcome, or a widened loop. */
-  const stepAbstract = uint8();
-  const stepStop = int32(); // -1, or an index into `stops`
-  const stepPc = int32();
-  const stops: Stop[] = [];
-  localStart.push(0);
-  // Per-PC fairness: the PCs of each local's ready lanes, and each state's locals.
-  const localPcStart = int32();
-  const localPcs = int32();
+  // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
+  const cache = new LocalSteps(machine, visited, por, pcFair);
+  const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo } = cache;
+  const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
+  const { stepStop, stepPc, stops, localPcStart, localPcs } = cache;
   const stateLocal = int32();
-  localPcStart.push(0);
-  let orderDependent: Transition['issue'] | null = null;
-  const localOf = (k: number, wid: number, mid: number): number => {
-    localKey[0] = k;
-    localKey[1] = wid;
-    localKey[2] = mid;
-    const before = localTable.size;
-    const id = localTable.intern(localKey);
-    if (id !== before) return id;
-    const mem = memObjs[mid]!;
-    const ws = machine.warpSteps(k, warpObjs[wid]!, mem);
-    localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
-    localReady.push(ws.ready);
-    if (pcFair) {
-      const pcs: number[] = [];
-      machine.mechanism.lanePcs!(warpObjs[wid]!.mech, (pc, mask) => {
-        if ((mask & ws.ready) !== 0 && !pcs.includes(pc)) pcs.push(pc);
-      });
-      for (const pc of pcs) localPcs.push(pc);
-      localPcStart.push(localPcs.length);
-    }
-    for (const st of ws.steps) {
-      if (st.orderDependent) orderDependent ??= st.issue;
-      stepOf.push(k);
-      stepPc.push(st.issue.pc);
-      stepMask.push(st.issue.mask);
-      stepGroup.push(st.group);
-      stepUnknown.push(st.unknownChoice ? 1 : 0);
-      stepAbstract.push(st.unknownChoice || st.widened ? 1 : 0);
-      if (st.stop) {
-        stepStop.push(stops.length);
-        stops.push(st.stop);
-        stepWarp.push(-1);
-        stepMem.push(-1);
-      } else {
-        stepStop.push(-1);
-        stepWarp.push(warpId(st.warp!));
-        stepMem.push(st.memory === mem ? mid : memId(st.memory!));
-      }
-    }
-    localStart.push(stepMask.length);
-    return id;
-  };
+  const localOf = (k: number, wid: number, mid: number): number => cache.of(k, wid, mid);
   const locals = new Int32Array(K);
+  const ampleTo: number[] = [];
 
   const init = machine.initial();
   for (let k = 0; k < K; k++) tuple[k] = warpId(init.warps[k]!);
   tuple[K] = memId(init.memory);
   add(-1, -1, 0);
   let head = 0;
-  for (; head < stateTable.size; head++) {
+  for (; head < visited.size; head++) {
     if ((head & 255) === 0) {
       const elapsed = performance.now() - t0;
       if (elapsed > budget.timeoutMs) {
@@ -285,23 +177,23 @@ export function explore(
       }
       if (onProgress && (head & 0x3fff) === 0)
         onProgress({
-          states: stateTable.size,
+          states: visited.size,
           transitions,
-          depth: maxDepthSeen,
+          depth: visited.maxDepth,
           elapsedMs: elapsed,
         });
     }
-    if (stateTable.size >= budget.maxStates) {
+    if (visited.size >= budget.maxStates) {
       bound = 'states';
       break;
     }
     edgeStart.push(edgeTo.length);
     const d = depthOf.get(head);
-    const mid = stateTable.at(head, K);
+    const mid = visited.at(head, K);
     let en = 0;
     let live = false;
     for (let k = 0; k < K; k++) {
-      const loc = localOf(k, stateTable.at(head, k), mid);
+      const loc = localOf(k, visited.at(head, k), mid);
       locals[k] = loc;
       const info = localInfo.get(loc);
       if (info & 1) en |= 1 << k;
@@ -309,7 +201,7 @@ export function explore(
       if (laneFair) readyLanes.push(localReady.get(loc));
       if (pcFair) stateLocal.push(loc);
     }
-    if (orderDependent) break;
+    if (cache.orderDependent || cache.porAbstract) break;
     enabledWarps.push(en);
     if (!live) {
       terminalStates++;
@@ -326,7 +218,7 @@ export function explore(
           verdict: 'deadlock',
           kind: 'blocked',
           property: null,
-          message: blockedMessage(machine, rebuild(head)),
+          message: blockedMessage(machine, visited.rebuild(head)),
         },
         head,
         null,
@@ -337,15 +229,60 @@ export function explore(
       bound = 'depth';
       continue;
     }
-    stateTable.copy(head, parentTuple);
+    visited.copy(head, parentTuple);
+    // Partial-order reduction: the ample warp's successors first, then the cycle proviso.
+    // The ample set is steps ampleFrom .. ampleEnd - 1 (step indices) of warp `ample`.
+    let ample = -1;
+    let ampleFrom = 0;
+    let ampleEnd = 0;
+    let full = true;
+    if (por) {
+      let fewest = Infinity;
+      let before = 0;
+      for (let k = 0, c0 = 0; k < K; k++) {
+        const loc = locals[k]!;
+        const from = localAmpleFrom.get(loc);
+        const n = localAmpleTo.get(loc) - from;
+        if (from >= 0 && n < fewest) {
+          fewest = n;
+          ample = k;
+          ampleFrom = localStart.get(loc) + from;
+          ampleEnd = localStart.get(loc) + localAmpleTo.get(loc);
+          before = c0 + from;
+        }
+        c0 += localStart.get(loc + 1) - localStart.get(loc);
+      }
+      if (ample >= 0) {
+        full = false;
+        ampleTo.length = 0;
+        for (let e = ampleFrom; e < ampleEnd; e++) {
+          for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
+          tuple[ample] = stepWarp.get(e);
+          tuple[K] = stepMem.get(e);
+          const size = visited.size;
+          const to = add(head, before + (e - ampleFrom), d + 1);
+          ampleTo.push(to);
+          // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
+          if (por.proviso && to < size && depthOf.get(to) <= d) full = true;
+        }
+      }
+    }
     let c = 0;
     for (let k = 0; k < K; k++) {
       const loc = locals[k]!;
       for (let e = localStart.get(loc), end = localStart.get(loc + 1); e < end; e++, c++) {
+        const inAmple = k === ample && e >= ampleFrom && e < ampleEnd;
+        if (!inAmple && !full) {
+          // Left out by the reduction: a placeholder keeps edge indices equal to choices.
+          edgeTo.push(NOT_EXPANDED);
+          edgeStep.push(e);
+          continue;
+        }
         transitions++;
         let to = -1;
         const stop = stepStop.get(e);
-        if (stop >= 0) {
+        if (inAmple) to = ampleTo[e - ampleFrom]!;
+        else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;
           else
@@ -371,10 +308,28 @@ export function explore(
       }
     }
   }
-  if (orderDependent) {
+  if (cache.porAbstract && !cache.orderDependent) {
+    const rest: Budget = {
+      ...budget,
+      timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
+    };
+    const plain = explore(machine, rest, onProgress, {
+      ...options,
+      reduce: { ...reduce, partialOrder: false },
+    });
+    return {
+      ...plain,
+      timeMs: performance.now() - t0,
+      notes: [
+        'partial-order reduction was switched off: a step resolves an unknown value, and the fair-choice livelock check needs every interleaving',
+        ...plain.notes,
+      ],
+    };
+  }
+  if (cache.orderDependent) {
     // Lanes of different classes raced at a store or atomic: renumbering lanes is not sound for
     // this program (laneCanon.ts), so the search is redone without lane symmetry.
-    const issue: Transition['issue'] = orderDependent;
+    const issue: Transition['issue'] = cache.orderDependent;
     const rest: Budget = {
       ...budget,
       timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
@@ -415,119 +370,20 @@ export function explore(
       : null,
   };
   const cycles = findFairCycles(graph);
-  // Schedules from the real initial state (concretize.ts): every recorded path is walked again.
-  const classPath = (ids: readonly number[]) => ({
-    ids,
-    hint: ids.slice(1).map((id) => parentChoice.get(id)),
-  });
-  // Concrete reachability (issue 16, `decisions.ts`): states reached without any abstract step,
-  // with their own shortest parents, so that a finding that has a concrete witness shows it.
-  const nStates = stateTable.size;
-  const cParent = new Int32Array(nStates).fill(-2);
-  const cChoice = new Int32Array(nStates);
-  {
-    const queue = new Int32Array(nStates);
-    let qn = 0;
-    cParent[0] = -1;
-    queue[qn++] = 0;
-    for (let qi = 0; qi < qn; qi++) {
-      const st = queue[qi]!;
-      if (st >= expanded) continue;
-      for (let e = edgeStart.get(st); e < edgeStart.get(st + 1); e++) {
-        const t = edgeTo.get(e);
-        if (t < 0 || cParent[t] !== -2 || stepAbstract.get(edgeStep.get(e))) continue;
-        cParent[t] = st;
-        cChoice[t] = e - edgeStart.get(st);
-        queue[qn++] = t;
-      }
-    }
-  }
-  const concreteIds = (i: number): number[] => {
-    const ids: number[] = [];
-    for (let st = i; st >= 0; st = cParent[st]!) ids.push(st);
-    return ids.reverse();
-  };
-  /** The first occurrence reached and ended without abstraction, or null. */
-  const concreteOccurrence = (id: string): { at: number; last: number | null } | null => {
-    const occ = occurrences.get(id)!;
-    for (let i = 0; i < occ.length; i += 2) {
-      const at = occ[i]!;
-      const last = occ[i + 1]!;
-      if (cParent[at] === -2) continue;
-      if (last >= 0 && stepAbstract.get(edgeStep.get(edgeStart.get(at) + last))) continue;
-      return { at, last: last >= 0 ? last : null };
-    }
-    return null;
-  };
-  const out: Finding[] = [];
-  let unreplayable = 0;
-  for (const [id, first] of findings) {
-    const { f } = first;
-    const concrete = concreteOccurrence(id);
-    const { at, last } = concrete ?? first;
-    const ids = concrete ? concreteIds(at) : idsTo(at);
-    const path = concrete ? { ids, hint: ids.slice(1).map((x) => cChoice[x]!) } : classPath(ids);
-    const walked = walkClasses(machine, machine.initial(), path, inClass);
-    const stop =
-      walked && last !== null
-        ? stopChoice(machine, walked.state, last, f.verdict, f.property)
-        : null;
-    if (!walked || (last !== null && !stop)) {
-      unreplayable++;
-      const schedule = pathTo(at);
-      if (last !== null) schedule.push(last);
-      out.push({ ...f, schedule, loop: null });
-      continue;
-    }
-    const message =
-      stop?.transition.stop?.message ??
-      (f.verdict === 'deadlock' ? blockedMessage(machine, walked.state) : f.message);
-    const schedule = stop ? [...walked.schedule, stop.choice] : walked.schedule;
-    // `terminates` is never possible: it holds of every run the abstraction allows (§13).
-    const decisions = concrete || f.verdict === 'terminates' ? [] : decisionsOf(machine, schedule);
-    out.push({
-      ...f,
-      message,
-      schedule,
-      loop: null,
-      possible: decisions.length > 0,
-      ...(decisions.length > 0 ? { decisions } : {}),
-    });
-  }
-  if (cycles.count > 0 && cycles.lasso) {
-    const entryIds = idsTo(cycles.lasso.entry);
-    const cycleIds = [cycles.lasso.entry];
-    for (const c of cycles.lasso.cycle)
-      cycleIds.push(edgeTo.get(edgeStart.get(cycleIds.at(-1)!) + c));
-    const walked = walkClasses(machine, machine.initial(), classPath(entryIds), inClass);
-    const lasso = walked
-      ? exactLasso(machine, walked.state, { ids: cycleIds, hint: cycles.lasso.cycle }, inClass)
-      : null;
-    if (!lasso) unreplayable++;
-    const prefix =
-      lasso && walked ? [...walked.schedule, ...lasso.prefix] : pathTo(cycles.lasso.entry);
-    const cycle = lasso ? lasso.cycle : cycles.lasso.cycle;
-    const turns = lasso ? lasso.prefix.length / cycles.lasso.cycle.length : 0;
-    const cycleTurns = cycle.length / cycles.lasso.cycle.length;
-    const lead =
-      (turns === 0
-        ? 'the lasso is the shortest prefix to one'
-        : `the lasso is the shortest prefix to one, then ${turns === 1 ? 'one turn' : `${turns} turns`} of the cycle, after which it returns to the very same state`) +
-      (cycleTurns > 1
-        ? `; the cycle is ${cycleTurns} turns of one that renumbers interchangeable lanes`
-        : '');
-    const decisions = decisionsOf(machine, [...prefix, ...cycle]);
-    out.push({
-      possible: decisions.length > 0,
-      ...(decisions.length > 0 ? { decisions } : {}),
-      verdict: 'deadlock',
-      kind: 'livelock',
-      property: null,
-      message: `a fair cycle of ${cycles.lasso.cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
-      schedule: [...prefix, ...cycle],
-      loop: prefix.length,
-    });
-  }
+  const { findings: out, unreplayable } = buildFindings(
+    {
+      machine,
+      graph,
+      states: visited.size,
+      stepAbstract: stepAbstract.view(),
+      parent: visited.parent.view(),
+      parentChoice: visited.parentChoice.view(),
+      first: findings,
+      occurrences,
+      inClass: visited.inClass,
+    },
+    cycles,
+  );
   if (unreplayable > 0)
     notes.push(
       `${unreplayable} finding${unreplayable > 1 ? 's' : ''} could not be walked again from the initial state; ${unreplayable > 1 ? 'their schedules' : 'its schedule'} may not replay`,
@@ -536,7 +392,7 @@ export function explore(
     notes.push(
       'branches on unknown values were explored both ways and assumed fair (SEMANTICS §5): a cycle that only some resolutions of them keep going is not reported, so livelocks on opaque code are under-approximated',
     );
-  if (bound === null && head < stateTable.size) bound = 'states';
+  if (bound === null && head < visited.size) bound = 'states';
   if (bound === null && branching !== null) bound = 'branching';
 
   const sorted = out.sort(
@@ -559,23 +415,24 @@ export function explore(
     verdict,
     kind,
     message,
-    states: stateTable.size,
+    states: visited.size,
     transitions,
-    depth: maxDepthSeen,
+    depth: visited.maxDepth,
     timeMs: performance.now() - t0,
     bound,
     findings: sorted,
     laneSymmetry: machine.symmetric,
+    partialOrder: por !== null,
     terminalStates,
     notes,
   };
 }
 
-function blockedMessage(machine: Machine, s: MachineState): string {
-  const live = machine.live(s);
-  const parts = live.flatMap((m, w) => (m ? [`warp ${w} lanes ${machine.fmt.mask(m)}`] : []));
-  return `nothing can issue while ${parts.join(', ')} have not exited`;
-}
+/**
+ * `edgeTo` of a step the partial-order reduction left out: neither a state nor a stop (-1). Every
+ * state keeps one edge per choice so that an edge's index in its state is its choice.
+ */
+const NOT_EXPANDED = -2;
 
 /**
  * The run's verdict rests on abstraction (issue 16): its own finding is `possible`. Never for

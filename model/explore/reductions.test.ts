@@ -18,6 +18,8 @@ import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
+/** Each reduction is checked alone: partial-order reduction has its own law (partialOrder.test.ts). */
+const noPor = { reduce: { partialOrder: false } };
 
 const configs: readonly { mech: string; options: Record<string, string> }[] = [
   { mech: 'its', options: {} },
@@ -80,8 +82,12 @@ describe('dead-value reduction', () => {
         fc.constantFrom<AtomicOrder>('ascending', 'explore'),
         (k, { mech, options }, atomicOrder) => {
           const machine = machineOf(k.text, mech, { options, atomicOrder });
-          const plain = explore(machine, budget, undefined, { reduce: { deadValues: false } });
-          const reduced = explore(machine, budget, undefined, { reduce: { deadValues: true } });
+          const plain = explore(machine, budget, undefined, {
+            reduce: { deadValues: false, partialOrder: false },
+          });
+          const reduced = explore(machine, budget, undefined, {
+            reduce: { deadValues: true, partialOrder: false },
+          });
           if (plain.bound !== null || reduced.bound !== null) return;
           compared++;
           expect(verdictOf(reduced), k.text).toBe(verdictOf(plain));
@@ -111,8 +117,12 @@ describe('dead-value reduction', () => {
           fc.constantFrom(...configs),
           ({ text }, { mech, options }) => {
             const machine = machineOf(text, mech, { options, plantUnsoundRelevance: true });
-            const plain = explore(machine, budget, undefined, { reduce: { deadValues: false } });
-            const reduced = explore(machine, budget, undefined, { reduce: { deadValues: true } });
+            const plain = explore(machine, budget, undefined, {
+              reduce: { deadValues: false, partialOrder: false },
+            });
+            const reduced = explore(machine, budget, undefined, {
+              reduce: { deadValues: true, partialOrder: false },
+            });
             if (plain.bound !== null || reduced.bound !== null) return;
             expect(verdictOf(reduced)).toBe(verdictOf(plain));
             expect(outcomes(reduced)).toEqual(outcomes(plain));
@@ -139,15 +149,15 @@ describe('dead-value reduction', () => {
     ].join('\n');
     const its = machineOf(text, 'its');
     const plain = explore(its, { ...budget, maxStates: 200_000 }, undefined, {
-      reduce: { deadValues: false },
+      reduce: { deadValues: false, partialOrder: false },
     });
-    const reduced = explore(its, budget);
+    const reduced = explore(its, budget, undefined, noPor);
     expect(plain.verdict).toBe('terminates');
     expect(reduced.verdict).toBe('terminates');
     expect(plain.states).toBe(60_237);
     expect(reduced.states).toBe(7_717);
     const stack = machineOf(text, 'simt-stack');
-    const r = explore(stack, budget);
+    const r = explore(stack, budget, undefined, noPor);
     expect(`${r.verdict}/${r.kind}`).toBe('deadlock/livelock');
     checkFindings(stack, r);
   });
@@ -188,7 +198,9 @@ describe('the explorer without reductions', () => {
         const machine = machineOf(k.text, mech, { options });
         const n = naive(machine, 5_000);
         if (!n.complete) return;
-        const r = explore(machine, budget, undefined, { reduce: { deadValues: false } });
+        const r = explore(machine, budget, undefined, {
+          reduce: { deadValues: false, partialOrder: false },
+        });
         expect(r.states).toBe(n.states);
         expect(r.transitions).toBe(n.transitions);
         const found = new Set(

@@ -127,6 +127,8 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
     // single-lane issues are fair per lane, which renumbering does not keep.
     laneSymmetric: true,
     pcFairness: o.grouping === 'maximal',
+    // One lane per issue: a data step or plain BRA moves only that lane (`advance` above).
+    threadIssues: o.grouping === 'single',
     policy(op: Op): Policy {
       if (op.kind === 'stack-op') return 'reject';
       if (barrier(op)) return o.barriers;

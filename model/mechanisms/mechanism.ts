@@ -87,6 +87,13 @@ export interface Mechanism<S> {
    * keeps, so the lane-symmetric search checks fairness per PC (`explore/fairCycles.ts`).
    */
   readonly pcFairness?: boolean;
+  /**
+   * Each issue is one lane acting alone (`its` with `grouping=single`): an issue of a data
+   * instruction or a plain BRA changes only its lane's PC and registers, never another lane's
+   * readiness or candidate. Partial-order reduction may then run one lane alone while its step
+   * is local (`explore/partialOrder.ts`, `machine/footprint.ts`).
+   */
+  readonly threadIssues?: boolean;
   policy(op: Op): Policy;
   init(): S;
   /** What may issue next; [] = blocked or done; several = a choice for exploration. */

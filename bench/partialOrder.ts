@@ -1,0 +1,129 @@
+/**
+ * `npm run bench:por` (issue 10): the search with and without partial-order reduction, side by
+ * side in one process, on
+ * - the spinlock (`scenarios/spinlock.sass`) on every mechanism at W = 32, K = 2, 3, 4 warps;
+ * - the per-thread spinlock (`its`, `grouping=single`) at 4, 6, 8 threads in one warp.
+ * and writes the table into `bench/RESULTS.md` between its markers (`--no-write`: print only).
+ * Budgets per search: `--timeout S` seconds (default 10) and 2,000,000 states; `--warps 2,3`
+ * narrows the rows; `--no-plain` skips the unreduced searches (the slow half).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { explore } from '../model/explore/exhaustive.ts';
+import { MECHANISMS } from '../model/mechanisms/index.ts';
+import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
+import { machineFor } from '../model/scenario/session.ts';
+import { writeFormatted } from './cli.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RESULTS = ROOT + 'bench/RESULTS.md';
+const BEGIN = '<!-- por:begin (written by `npm run bench:por`; do not edit) -->';
+const END = '<!-- por:end -->';
+const FILE = 'scenarios/spinlock.sass';
+
+const argv = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i < 0 ? undefined : argv[i + 1];
+};
+const write = !argv.includes('--no-write');
+const plainToo = !argv.includes('--no-plain');
+const timeoutS = Number(arg('--timeout') ?? 10) || 10;
+const warpCounts = (arg('--warps') ?? '2,3,4').split(',').map(Number);
+const threadCounts = (arg('--threads') ?? '4,6,8').split(',').map(Number);
+
+interface Run {
+  readonly verdict: string;
+  readonly states: number;
+  readonly cpuS: number;
+}
+
+function run(
+  mechanism: string,
+  options: Record<string, string>,
+  w: number,
+  k: number,
+  por: boolean,
+): Run {
+  const text = readFileSync(ROOT + FILE, 'utf8');
+  const loaded = loadProgram(text, FILE);
+  if (!loaded.ok) throw new Error(loaded.error[0]!.message);
+  const launch = resolveLaunch(loaded.value.header, { warpSize: w, warps: k });
+  if (!launch.ok) throw new Error(launch.error.join());
+  const m = machineFor(
+    loaded.value,
+    launch.value,
+    mechanism,
+    options,
+    'ascending',
+    false,
+    true,
+    true,
+  );
+  if (!m.ok) throw new Error(m.error.join());
+  const t0 = process.cpuUsage();
+  const r = explore(
+    m.value,
+    { maxStates: 2_000_000, maxDepth: 100_000, timeoutMs: timeoutS * 1000 },
+    undefined,
+    { reduce: { partialOrder: por } },
+  );
+  const cpu = process.cpuUsage(t0);
+  const verdict = r.verdict + (r.kind ? `/${r.kind}` : '') + (r.bound ? ` (${r.bound})` : '');
+  return { verdict, states: r.states, cpuS: (cpu.user + cpu.system) / 1e6 };
+}
+
+const fmt = (r: Run | null): string =>
+  r ? `${r.verdict} | ${r.states.toLocaleString('en-US')} | ${r.cpuS.toFixed(2)}` : '— | — | —';
+
+const lines: string[] = [];
+lines.push(
+  `- date: ${new Date().toISOString()}; machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ')}`,
+  `- budgets per search: ${timeoutS} s, 2,000,000 states; lane symmetry on; CPU seconds of this process (user + system)`,
+  '',
+  '| rows | mechanism | W | K | plain verdict | plain states | plain CPU s | POR verdict | POR states | POR CPU s |',
+  '| --- | --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |',
+);
+const row = (label: string, mech: string, w: number, k: number, plain: Run | null, por: Run) => {
+  const line = `| ${label} | ${mech} | ${w} | ${k} | ${fmt(plain)} | ${fmt(por)} |`;
+  lines.push(line);
+  process.stderr.write(line + '\n');
+};
+let total = 0;
+for (const k of warpCounts) {
+  let sum = 0;
+  for (const { id } of MECHANISMS) {
+    const por = run(id, {}, 32, k, true);
+    const plain = plainToo ? run(id, {}, 32, k, false) : null;
+    sum += por.cpuS;
+    row('spinlock', id, 32, k, plain, por);
+  }
+  lines.push(
+    `| spinlock, all mechanisms | (POR total) | 32 | ${k} | | | | | | ${sum.toFixed(2)} |`,
+  );
+  total += sum;
+}
+for (const t of threadCounts) {
+  const por = run('its', { grouping: 'single' }, t, 1, true);
+  const plain = plainToo ? run('its', { grouping: 'single' }, t, 1, false) : null;
+  row('per-thread spinlock', 'its grouping=single', t, 1, plain, por);
+}
+process.stderr.write(`POR CPU s over the spinlock rows: ${total.toFixed(2)}\n`);
+const table = lines.join('\n');
+if (!write) console.log(table);
+else {
+  const doc = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
+  const i = doc.indexOf(BEGIN);
+  const j = doc.indexOf(END);
+  const section = `${BEGIN}\n\n${table}\n\n${END}`;
+  const text =
+    i < 0 || j < i
+      ? `${doc.trimEnd()}\n\n## Partial-order reduction (issue 10)\n\n${section}\n`
+      : doc.slice(0, i) + section + doc.slice(j + END.length);
+  await writeFormatted(RESULTS, text);
+  console.log(`wrote ${RESULTS}`);
+}

@@ -1,0 +1,179 @@
+import type { Machine, MachineState } from '../machine/machine.ts';
+import { exactLasso, stopChoice, walkClasses, type InClass } from './concretize.ts';
+import { decisionsOf } from './decisions.ts';
+import type { Graph, Lasso } from './fairCycles.ts';
+import type { Finding } from './verdict.ts';
+
+/** The first occurrence of an outcome: the state it shows at, and the ending step (a choice) if any. */
+export interface FirstOccurrence {
+  readonly f: Omit<Finding, 'schedule' | 'loop'>;
+  readonly at: number;
+  readonly last: number | null;
+}
+
+/** What the search leaves for the findings: its graph, parents and outcomes (`exhaustive.ts`). */
+export interface SearchRecord {
+  readonly machine: Machine;
+  /** Edge e of state i is choice `e - edgeStart[i]` (placeholders keep it so under reduction). */
+  readonly graph: Graph;
+  /** States reached (expanded ones are `graph.expanded`). */
+  readonly states: number;
+  /** Per step: it rests on abstraction (an unknown outcome, a widened loop). */
+  readonly stepAbstract: Uint8Array;
+  /** Breadth-first parent of each state (-1 for the initial one) and the choice taken from it. */
+  readonly parent: Int32Array;
+  readonly parentChoice: Int32Array;
+  /** Per outcome id (`verdict:kind:property`), its first occurrence. */
+  readonly first: ReadonlyMap<string, FirstOccurrence>;
+  /** Per outcome id, occurrences as (state, ending choice or -1) pairs, up to a cap. */
+  readonly occurrences: ReadonlyMap<string, readonly number[]>;
+  readonly inClass: InClass;
+}
+
+/**
+ * The findings of a finished search (stage 4 of `explore`, after expansion, the visited set and the
+ * fair-cycle pass): each outcome's shortest schedule, walked again from the real initial state
+ * (`concretize.ts`) — a concrete witness when one exists (issue 16, `possible` otherwise, with its
+ * decisions) — and the lasso of the first fair cycle. `unreplayable` counts schedules that could
+ * not be walked again.
+ */
+export function buildFindings(
+  r: SearchRecord,
+  cycles: { readonly count: number; readonly lasso: Lasso | null },
+): { findings: Finding[]; unreplayable: number } {
+  const { machine, graph, stepAbstract, parent, parentChoice, occurrences, inClass } = r;
+  const { edgeStart, edgeTo, edgeStep, expanded } = graph;
+  const findings = r.first;
+  /** Choices from the initial state to state `i`. */
+  const pathTo = (i: number): number[] => {
+    const out: number[] = [];
+    for (let s = i; s > 0; s = parent[s]!) out.push(parentChoice[s]!);
+    return out.reverse();
+  };
+  /** State ids from the initial state to `i`. */
+  const idsTo = (i: number): number[] => {
+    const out: number[] = [];
+    for (let s = i; s >= 0; s = parent[s]!) out.push(s);
+    return out.reverse();
+  };
+  // Schedules from the real initial state (concretize.ts): every recorded path is walked again.
+  const classPath = (ids: readonly number[]) => ({
+    ids,
+    hint: ids.slice(1).map((id) => parentChoice[id]!),
+  });
+  // Concrete reachability (issue 16, `decisions.ts`): states reached without any abstract step,
+  // with their own shortest parents, so that a finding that has a concrete witness shows it.
+  const nStates = r.states;
+  const cParent = new Int32Array(nStates).fill(-2);
+  const cChoice = new Int32Array(nStates);
+  {
+    const queue = new Int32Array(nStates);
+    let qn = 0;
+    cParent[0] = -1;
+    queue[qn++] = 0;
+    for (let qi = 0; qi < qn; qi++) {
+      const st = queue[qi]!;
+      if (st >= expanded) continue;
+      for (let e = edgeStart[st]!; e < edgeStart[st + 1]!; e++) {
+        const t = edgeTo[e]!;
+        if (t < 0 || cParent[t] !== -2 || stepAbstract[edgeStep[e]!]) continue;
+        cParent[t] = st;
+        cChoice[t] = e - edgeStart[st]!;
+        queue[qn++] = t;
+      }
+    }
+  }
+  const concreteIds = (i: number): number[] => {
+    const ids: number[] = [];
+    for (let st = i; st >= 0; st = cParent[st]!) ids.push(st);
+    return ids.reverse();
+  };
+  /** The first occurrence reached and ended without abstraction, or null. */
+  const concreteOccurrence = (id: string): { at: number; last: number | null } | null => {
+    const occ = occurrences.get(id)!;
+    for (let i = 0; i < occ.length; i += 2) {
+      const at = occ[i]!;
+      const last = occ[i + 1]!;
+      if (cParent[at] === -2) continue;
+      if (last >= 0 && stepAbstract[edgeStep[edgeStart[at]! + last]!]) continue;
+      return { at, last: last >= 0 ? last : null };
+    }
+    return null;
+  };
+  const out: Finding[] = [];
+  let unreplayable = 0;
+  for (const [id, first] of findings) {
+    const { f } = first;
+    const concrete = concreteOccurrence(id);
+    const { at, last } = concrete ?? first;
+    const ids = concrete ? concreteIds(at) : idsTo(at);
+    const path = concrete ? { ids, hint: ids.slice(1).map((x) => cChoice[x]!) } : classPath(ids);
+    const walked = walkClasses(machine, machine.initial(), path, inClass);
+    const stop =
+      walked && last !== null
+        ? stopChoice(machine, walked.state, last, f.verdict, f.property)
+        : null;
+    if (!walked || (last !== null && !stop)) {
+      unreplayable++;
+      const schedule = pathTo(at);
+      if (last !== null) schedule.push(last);
+      out.push({ ...f, schedule, loop: null });
+      continue;
+    }
+    const message =
+      stop?.transition.stop?.message ??
+      (f.verdict === 'deadlock' ? blockedMessage(machine, walked.state) : f.message);
+    const schedule = stop ? [...walked.schedule, stop.choice] : walked.schedule;
+    // `terminates` is never possible: it holds of every run the abstraction allows (§13).
+    const decisions = concrete || f.verdict === 'terminates' ? [] : decisionsOf(machine, schedule);
+    out.push({
+      ...f,
+      message,
+      schedule,
+      loop: null,
+      possible: decisions.length > 0,
+      ...(decisions.length > 0 ? { decisions } : {}),
+    });
+  }
+  if (cycles.count > 0 && cycles.lasso) {
+    const entryIds = idsTo(cycles.lasso.entry);
+    const cycleIds = [cycles.lasso.entry];
+    for (const c of cycles.lasso.cycle) cycleIds.push(edgeTo[edgeStart[cycleIds.at(-1)!]! + c]!);
+    const walked = walkClasses(machine, machine.initial(), classPath(entryIds), inClass);
+    const lasso = walked
+      ? exactLasso(machine, walked.state, { ids: cycleIds, hint: cycles.lasso.cycle }, inClass)
+      : null;
+    if (!lasso) unreplayable++;
+    const prefix =
+      lasso && walked ? [...walked.schedule, ...lasso.prefix] : pathTo(cycles.lasso.entry);
+    const cycle = lasso ? lasso.cycle : cycles.lasso.cycle;
+    const turns = lasso ? lasso.prefix.length / cycles.lasso.cycle.length : 0;
+    const cycleTurns = cycle.length / cycles.lasso.cycle.length;
+    const lead =
+      (turns === 0
+        ? 'the lasso is the shortest prefix to one'
+        : `the lasso is the shortest prefix to one, then ${turns === 1 ? 'one turn' : `${turns} turns`} of the cycle, after which it returns to the very same state`) +
+      (cycleTurns > 1
+        ? `; the cycle is ${cycleTurns} turns of one that renumbers interchangeable lanes`
+        : '');
+    const decisions = decisionsOf(machine, [...prefix, ...cycle]);
+    out.push({
+      possible: decisions.length > 0,
+      ...(decisions.length > 0 ? { decisions } : {}),
+      verdict: 'deadlock',
+      kind: 'livelock',
+      property: null,
+      message: `a fair cycle of ${cycles.lasso.cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
+      schedule: [...prefix, ...cycle],
+      loop: prefix.length,
+    });
+  }
+  return { findings: out, unreplayable };
+}
+
+/** The message of a blocked state: which lanes of which warps have not exited. */
+export function blockedMessage(machine: Machine, s: MachineState): string {
+  const live = machine.live(s);
+  const parts = live.flatMap((m, w) => (m ? [`warp ${w} lanes ${machine.fmt.mask(m)}`] : []));
+  return `nothing can issue while ${parts.join(', ')} have not exited`;
+}

@@ -1,0 +1,108 @@
+import type { Machine, Stop, Transition } from '../machine/machine.ts';
+import { int32, uint16, uint32, uint8 } from './growable.ts';
+import type { PartialOrder } from './partialOrder.ts';
+import { TupleTable } from './tables.ts';
+import type { VisitedStates } from './visited.ts';
+
+/**
+ * The expansion stage of `explore`: local expansions, cached per (warp index, warp id, memory
+ * id). A warp's steps depend on its own state and memory only (`Machine.warpSteps`), so a state's
+ * successors are its warps' cached steps with one tuple entry (and maybe memory) replaced. This is
+ * caching of a pure function, not a reduction. Each distinct step is stored once, as columns of
+ * typed arrays indexed by step number; a local's steps are `localStart[l] .. localStart[l+1]-1`.
+ */
+export class LocalSteps {
+  private readonly table = new TupleTable(3);
+  private readonly key = new Int32Array(3);
+  /** Per local: bit 0 enabled, bit 1 live. */
+  readonly localInfo = uint32();
+  /** Per local: the steps `localStart + from .. localStart + to - 1` may run alone, or from = -1. */
+  readonly localAmpleFrom = int32();
+  readonly localAmpleTo = int32();
+  /** Per local: `Mechanism.ready` (lane fairness). */
+  readonly localReady = uint32();
+  readonly localStart = int32();
+  /** Per step: the next warp's id and memory's id (-1 for a stop). */
+  readonly stepWarp = int32();
+  readonly stepMem = int32();
+  /** Per step: the warp index that issues it. */
+  readonly stepOf = uint8();
+  readonly stepMask = uint32();
+  readonly stepGroup = uint16();
+  readonly stepUnknown = uint8();
+  /** The step rests on abstraction: an unknown branch's outcome, or a widened loop. */
+  readonly stepAbstract = uint8();
+  /** -1, or an index into `stops`. */
+  readonly stepStop = int32();
+  readonly stepPc = int32();
+  readonly stops: Stop[] = [];
+  /** Per-PC fairness: the PCs of each local's ready lanes are `localPcs[localPcStart[l] ..]`. */
+  readonly localPcStart = int32();
+  readonly localPcs = int32();
+  /** The first step whose lanes of different symmetry classes raced (`Transition.orderDependent`). */
+  orderDependent: Transition['issue'] | null = null;
+  /** A step resolved an unknown value under partial-order reduction: redo without it. */
+  porAbstract = false;
+
+  constructor(
+    private readonly machine: Machine,
+    private readonly visited: VisitedStates,
+    private readonly por: PartialOrder | null,
+    private readonly pcFair: boolean,
+  ) {
+    this.localStart.push(0);
+    this.localPcStart.push(0);
+  }
+
+  /** The local id of warp `k` in warp state `wid` under memory `mid`, expanded on first use. */
+  of(k: number, wid: number, mid: number): number {
+    const key = this.key;
+    key[0] = k;
+    key[1] = wid;
+    key[2] = mid;
+    const before = this.table.size;
+    const id = this.table.intern(key);
+    if (id !== before) return id;
+    const { machine, visited } = this;
+    const mem = visited.memObjs[mid]!;
+    const warp = visited.warpObjs[wid]!;
+    const ws = machine.warpSteps(k, warp, mem);
+    if (this.por) {
+      const ample = this.por.classify(ws, mem);
+      if (ample.abstract) this.porAbstract = true;
+      this.localAmpleFrom.push(ample.from);
+      this.localAmpleTo.push(ample.to);
+    }
+    this.localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
+    this.localReady.push(ws.ready);
+    if (this.pcFair) {
+      const pcs: number[] = [];
+      machine.mechanism.lanePcs!(warp.mech, (pc, mask) => {
+        if ((mask & ws.ready) !== 0 && !pcs.includes(pc)) pcs.push(pc);
+      });
+      for (const pc of pcs) this.localPcs.push(pc);
+      this.localPcStart.push(this.localPcs.length);
+    }
+    for (const st of ws.steps) {
+      if (st.orderDependent) this.orderDependent ??= st.issue;
+      this.stepOf.push(k);
+      this.stepPc.push(st.issue.pc);
+      this.stepMask.push(st.issue.mask);
+      this.stepGroup.push(st.group);
+      this.stepUnknown.push(st.unknownChoice ? 1 : 0);
+      this.stepAbstract.push(st.unknownChoice || st.widened ? 1 : 0);
+      if (st.stop) {
+        this.stepStop.push(this.stops.length);
+        this.stops.push(st.stop);
+        this.stepWarp.push(-1);
+        this.stepMem.push(-1);
+      } else {
+        this.stepStop.push(-1);
+        this.stepWarp.push(visited.warpId(st.warp!));
+        this.stepMem.push(st.memory === mem ? mid : visited.memId(st.memory!));
+      }
+    }
+    this.localStart.push(this.stepMask.length);
+    return id;
+  }
+}
