@@ -46,6 +46,14 @@ export function runExportTrace(
   scenario: Scenario,
   machine: Machine,
 ): number {
+  // A block mechanism on several warps issues formed warps — threads of several hardware warps —
+  // which no per-warp instruction stream holds (docs/semantics.md "Block mechanisms").
+  if (machine.blockLaunch && machine.blockLaunch.warps > 1) {
+    io.err(
+      `${a.scenario}: ${machine.mechanism.id} is a block mechanism: its warps are formed from the threads of ${machine.blockLaunch.warps} warps, so its run is no per-warp trace (--traceg needs one warp, or a per-warp mechanism)\n`,
+    );
+    return 2;
+  }
   const t = scenarioTrace(machine, scenario, { turns: a.turns });
   const file = join(a.dir, KERNEL_FILE);
   const list = join(a.dir, 'kernelslist.g');
