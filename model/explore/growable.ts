@@ -10,7 +10,7 @@
 type Typed = Int32Array | Uint32Array | Uint8Array | Uint16Array;
 
 /** The shared, cold part: growth and views. `buf` is read by the subclasses' hot methods. */
-abstract class Growable<T extends Typed> {
+export abstract class Growable<T extends Typed> {
   length = 0;
 
   constructor(protected buf: T) {}
@@ -30,7 +30,7 @@ abstract class Growable<T extends Typed> {
   }
 }
 
-class GrowableInt32 extends Growable<Int32Array> {
+export class GrowableInt32 extends Growable<Int32Array> {
   protected make = (n: number) => new Int32Array(n);
   push(v: number): void {
     if (this.length === this.buf.length) this.grow();
@@ -41,7 +41,7 @@ class GrowableInt32 extends Growable<Int32Array> {
   }
 }
 
-class GrowableUint32 extends Growable<Uint32Array> {
+export class GrowableUint32 extends Growable<Uint32Array> {
   protected make = (n: number) => new Uint32Array(n);
   push(v: number): void {
     if (this.length === this.buf.length) this.grow();
@@ -52,7 +52,7 @@ class GrowableUint32 extends Growable<Uint32Array> {
   }
 }
 
-class GrowableUint16 extends Growable<Uint16Array> {
+export class GrowableUint16 extends Growable<Uint16Array> {
   protected make = (n: number) => new Uint16Array(n);
   push(v: number): void {
     if (this.length === this.buf.length) this.grow();
@@ -63,7 +63,7 @@ class GrowableUint16 extends Growable<Uint16Array> {
   }
 }
 
-class GrowableUint8 extends Growable<Uint8Array> {
+export class GrowableUint8 extends Growable<Uint8Array> {
   protected make = (n: number) => new Uint8Array(n);
   push(v: number): void {
     if (this.length === this.buf.length) this.grow();

@@ -1,7 +1,15 @@
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
 import type { Group } from '../lanes/execute.ts';
-import type { Advance, Issue, Mechanism, MechanismContext, Policy } from './mechanism.ts';
+import type {
+  Advance,
+  Formatter,
+  Issue,
+  Mechanism,
+  MechanismContext,
+  Policy,
+} from './mechanism.ts';
+import { VIRTUAL_EXIT } from './mechanism.ts';
 
 /**
  * Block-level mechanisms (issue 13 item 3; seed 002 §3.2–3.4): one state for all K warps of a
@@ -140,5 +148,26 @@ export function tooLargeBlock(id: string, ctx: MechanismContext, shape: BlockSha
     ready: () => ctx.full,
     key: () => {},
     view: () => ({ tables: [], data: { unsupported: message } }),
+  };
+}
+
+/**
+ * A block-wide reconvergence stack (`tbc`, `lwm`) for views: the table rows (top first: RPC, PC,
+ * threads) and the scenario data, PCs as labels (the virtual exit as `-` / null).
+ */
+export function stackView(
+  stack: readonly { readonly pc: number; readonly rpc: number; readonly mask: number }[],
+  fmt: Formatter,
+  shape: BlockShape,
+): { rows: string[][]; data: { rpc: string | null; pc: string | null; mask: string }[] } {
+  const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
+  const top = [...stack].reverse();
+  return {
+    rows: top.map((e) => [pc(e.rpc), pc(e.pc), fmt.mask(e.mask)]),
+    data: top.map((e) => ({
+      rpc: e.rpc === VIRTUAL_EXIT ? null : fmt.pc(e.rpc),
+      pc: e.pc === VIRTUAL_EXIT ? null : fmt.pc(e.pc),
+      mask: blockMask(shape, e.mask),
+    })),
   };
 }

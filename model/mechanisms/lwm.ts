@@ -2,6 +2,7 @@ import type { Group, Outcome } from '../lanes/execute.ts';
 import type { KeySink } from '../machine/key.ts';
 import {
   blockMask,
+  stackView,
   blockPolicy,
   compact,
   mergeGroups,
@@ -127,13 +128,13 @@ export function createLwm(ctx: BlockContext, opts: LwmOptions): Mechanism<LwmSta
     },
     view(s, fmt: Formatter): StateView {
       const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
-      const top = [...s.stack].reverse();
+      const stack = stackView(s.stack, fmt, shape);
       return {
         tables: [
           {
             title: 'Large-warp SIMT stack (top first)',
             columns: ['RPC', 'Next PC', 'Active threads'],
-            rows: top.map((e) => [pc(e.rpc), pc(e.pc), fmt.mask(e.mask)]),
+            rows: stack.rows,
           },
           {
             title: 'This instruction',
@@ -142,11 +143,7 @@ export function createLwm(ctx: BlockContext, opts: LwmOptions): Mechanism<LwmSta
           },
         ],
         data: {
-          stack: top.map((e) => ({
-            rpc: e.rpc === VIRTUAL_EXIT ? null : fmt.pc(e.rpc),
-            pc: e.pc === VIRTUAL_EXIT ? null : fmt.pc(e.pc),
-            mask: blockMask(shape, e.mask),
-          })),
+          stack: stack.data,
           done: blockMask(shape, s.done),
           pending: s.pending.map((g) => ({ pc: pc(g.pc), mask: blockMask(shape, g.mask) })),
         },

@@ -3,6 +3,7 @@ import { type Group } from '../lanes/execute.ts';
 import type { KeySink } from '../machine/key.ts';
 import {
   blockMask,
+  stackView,
   blockPolicy,
   compact,
   isBranch,
@@ -176,13 +177,13 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
     },
     view(s, fmt: Formatter): StateView {
       const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
-      const top = [...s.stack].reverse();
+      const stack = stackView(s.stack, fmt, shape);
       return {
         tables: [
           {
             title: 'Block reconvergence stack (top first)',
             columns: ['RPC', 'PC', 'Threads'],
-            rows: top.map((e) => [pc(e.rpc), pc(e.pc), fmt.mask(e.mask)]),
+            rows: stack.rows,
           },
           {
             title: 'Compacted warps of the top entry (home lanes kept)',
@@ -194,11 +195,7 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
           },
         ],
         data: {
-          stack: top.map((e) => ({
-            rpc: e.rpc === VIRTUAL_EXIT ? null : fmt.pc(e.rpc),
-            pc: e.pc === VIRTUAL_EXIT ? null : fmt.pc(e.pc),
-            mask: blockMask(shape, e.mask),
-          })),
+          stack: stack.data,
           warps: s.warps.map((w) => ({ pc: fmt.pc(w.pc), mask: blockMask(shape, w.mask) })),
           arrived: s.arrived.map((g) => ({ pc: pc(g.pc), mask: blockMask(shape, g.mask) })),
         },
