@@ -37,17 +37,6 @@ interface ValidateJson {
   }[];
 }
 
-/**
- * Known round-trip bug (found when issue 11's law counterexample met issue 15's export, not yet
- * fixed): a guarded BRA to a block that ends in its own EXIT, on simt-stack with `foreign=nop`,
- * exports with the taken lanes' block first, but the trace-driven replay never runs that block
- * (model trace 28 entries against 43). Asserted as it is, so that the fix makes this test fail and
- * the entry goes.
- */
-const KNOWN_ROUND_TRIP_BUG = new Set([
-  'counterexamples/maximal-reconvergence/simt-stack-840911b1.json',
-]);
-
 describe('replay --traceg, then validate: 0 % discrepancy for the producing mechanism', () => {
   const files = [...jsonIn('scenarios'), ...jsonIn('counterexamples')];
   it('finds the scenarios', () => expect(files.length).toBeGreaterThan(30));
@@ -70,11 +59,9 @@ describe('replay --traceg, then validate: 0 % discrepancy for the producing mech
       expect(v.err).toBe('');
       const json = JSON.parse(v.out) as ValidateJson;
       expect(json.results.length).toBe(s.value.launch?.warps ?? 1);
-      const known = KNOWN_ROUND_TRIP_BUG.has(file.slice(root.length + 1));
       for (const r of json.results) {
         expect(r.mechanism).toBe(s.value.mechanism);
-        if (known) expect(r.distance).toBeGreaterThan(0);
-        else expect({ warp: r.warp, distance: r.distance }).toEqual({ warp: r.warp, distance: 0 });
+        expect({ warp: r.warp, distance: r.distance }).toEqual({ warp: r.warp, distance: 0 });
       }
       // Something was compared: the trace is not empty.
       expect(json.results.reduce((n, r) => n + r.hardwareLength, 0)).toBeGreaterThan(0);

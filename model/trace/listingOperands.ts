@@ -29,6 +29,9 @@ const FROM_LISTING: ReadonlySet<string> = new Set([
   'PRET',
 ]);
 
+/** Control instructions no lane ran, taken from the listing for the rebuilt control-flow graph. */
+const UNSEEN_CONTROL: ReadonlySet<string> = new Set(['EXIT', 'BRA']);
+
 const hex = (pc: number) => '0x' + pc.toString(16).padStart(4, '0');
 
 export interface WithListing {
@@ -100,6 +103,43 @@ export function withListingOperands(
   if (used > 0)
     notes.push(
       `operands of ${used} BSSY/BSYNC/BREAK/BMOV/WARPSYNC/stack instructions from the listing`,
+    );
+  // Control the trace never saw: an EXIT or BRA no lane ran is a NOP in the rebuilt program, which
+  // changes its control-flow graph — a loop body's own EXIT vanishes, and with it the path that
+  // keeps the loop's exit block from post-dominating the loop. Replay never runs these, but the
+  // mechanisms' reconvergence points (IPDOMs) are computed from that graph.
+  // Likewise a guarded BRA every lane that ran it took: the rebuilt one is unconditional, so its
+  // fall-through path vanishes from the graph; the listing's guard puts it back (replay takes
+  // each lane's way from its path and never reads the guard).
+  const executed = new Set(built.skeleton.map((e) => e.pc));
+  let filled = 0;
+  for (let i = 0; i < instructions.length; i++) {
+    const byte = base + i * INST_STRIDE;
+    const lpc = at.get(byte);
+    const ins = lpc === undefined ? undefined : listing.instructions[lpc];
+    if (executed.has(byte)) {
+      const here = instructions[i]!;
+      if (ins?.opcode === 'BRA' && here.opcode === 'BRA' && here.guard === null && ins.guard) {
+        instructions[i] = { ...here, guard: ins.guard };
+        filled++;
+      }
+      continue;
+    }
+    if (ins === undefined || !UNSEEN_CONTROL.has(ins.opcode)) continue;
+    let ok = true;
+    const operands: Operand[] = ins.operands.map((o) => {
+      if (o.kind !== 'target') return o;
+      const t = rebuiltIndex(o.pc);
+      if (t === null) ok = false;
+      return { kind: 'target', pc: t ?? 0 };
+    });
+    if (!ok) continue;
+    instructions[i] = { ...ins, offset: byte, operands };
+    filled++;
+  }
+  if (filled > 0)
+    notes.push(
+      `${filled} EXIT/BRA no lane ran, or guards no lane was seen to fail, from the listing`,
     );
   let lcp: Map<number, number> | null = null;
   if (likelyConvergence !== null && likelyConvergence.size > 0) {
