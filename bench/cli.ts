@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { captureCli } from '../cli/capture.ts';
 
 /**
@@ -33,4 +33,26 @@ export async function formatted(file: string, text: string): Promise<string> {
 /** Writes `text` to `file`, formatted by prettier. */
 export async function writeFormatted(file: string, text: string): Promise<void> {
   writeFileSync(file, await formatted(file, text));
+}
+
+/**
+ * Writes `table` between the marker lines `begin` and `end` of the results file `file` (prettier
+ * formatted), or appends it under `## heading` when the file lacks the markers.
+ */
+export async function writeResultsSection(
+  file: string,
+  begin: string,
+  end: string,
+  heading: string,
+  table: string,
+): Promise<void> {
+  const doc = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+  const i = doc.indexOf(begin);
+  const j = doc.indexOf(end);
+  const section = `${begin}\n\n${table}\n\n${end}`;
+  const text =
+    i < 0 || j < i
+      ? `${doc.trimEnd()}\n\n## ${heading}\n\n${section}\n`
+      : doc.slice(0, i) + section + doc.slice(j + end.length);
+  await writeFormatted(file, text);
 }

@@ -7,14 +7,14 @@
  * Budgets per search: `--timeout S` seconds (default 10) and 2,000,000 states; `--warps 2,3`
  * narrows the rows; `--no-plain` skips the unreduced searches (the slow half).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { explore } from '../model/explore/exhaustive.ts';
 import { MECHANISMS } from '../model/mechanisms/index.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
-import { writeFormatted } from './cli.ts';
+import { writeResultsSection } from './cli.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
@@ -116,14 +116,6 @@ process.stderr.write(`POR CPU s over the spinlock rows: ${total.toFixed(2)}\n`);
 const table = lines.join('\n');
 if (!write) console.log(table);
 else {
-  const doc = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
-  const i = doc.indexOf(BEGIN);
-  const j = doc.indexOf(END);
-  const section = `${BEGIN}\n\n${table}\n\n${END}`;
-  const text =
-    i < 0 || j < i
-      ? `${doc.trimEnd()}\n\n## Partial-order reduction (issue 10)\n\n${section}\n`
-      : doc.slice(0, i) + section + doc.slice(j + END.length);
-  await writeFormatted(RESULTS, text);
+  await writeResultsSection(RESULTS, BEGIN, END, 'Partial-order reduction (issue 10)', table);
   console.log(`wrote ${RESULTS}`);
 }

@@ -14,11 +14,11 @@
  * minute and a half on an idle two-core machine; `--runs R`, `--max-states N` make it shorter.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { explore } from '../model/explore/exhaustive.ts';
-import { writeFormatted } from './cli.ts';
+import { writeResultsSection } from './cli.ts';
 import { spinlockMachine } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -109,13 +109,11 @@ const table = [
 ].join('\n');
 console.log(table);
 if (write) {
-  const doc = readFileSync(RESULTS, 'utf8');
-  const i = doc.indexOf(BEGIN);
-  const j = doc.indexOf(END);
-  const section = `${BEGIN}\n\n${table}\n\n${END}`;
-  const text =
-    i < 0 || j < i
-      ? `${doc.trimEnd()}\n\n## Raw speed and every core (issue 10 §3, §4)\n\n${section}\n`
-      : doc.slice(0, i) + section + doc.slice(j + END.length);
-  await writeFormatted(RESULTS, text);
+  await writeResultsSection(
+    RESULTS,
+    BEGIN,
+    END,
+    'Raw speed and every core (issue 10 §3, §4)',
+    table,
+  );
 }

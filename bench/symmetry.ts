@@ -9,13 +9,13 @@
  * bench of issue 16) are `npm run findings -- --warp-size 32` and `-- --warp-size 4`, which write
  * `docs/findings.md`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { explore } from '../model/explore/exhaustive.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
-import { writeFormatted } from './cli.ts';
+import { writeResultsSection } from './cli.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
@@ -88,14 +88,6 @@ for (const c of CASES)
 const table = lines.join('\n');
 if (!write) console.log(table);
 else {
-  const doc = existsSync(RESULTS) ? readFileSync(RESULTS, 'utf8') : '# Benchmark results\n';
-  const i = doc.indexOf(BEGIN);
-  const j = doc.indexOf(END);
-  const section = `${BEGIN}\n\n${table}\n\n${END}`;
-  const text =
-    i < 0 || j < i
-      ? `${doc.trimEnd()}\n\n## Lane symmetry (issue 16)\n\n${section}\n`
-      : doc.slice(0, i) + section + doc.slice(j + END.length);
-  await writeFormatted(RESULTS, text);
+  await writeResultsSection(RESULTS, BEGIN, END, 'Lane symmetry (issue 16)', table);
   console.log(`wrote ${RESULTS}`);
 }

@@ -11,7 +11,7 @@ import { buildCfg } from '../cfg/buildCfg.ts';
 import { dominates } from '../cfg/dominance.ts';
 import { ipdomOf } from '../cfg/ipdom.ts';
 import { VIRTUAL_EXIT, type ProgramCfg } from '../cfg/programCfg.ts';
-import type { Op } from '../isa/op.ts';
+import { isLaneLocalDataOp, type Op } from '../isa/op.ts';
 import type { Program } from '../isa/program.ts';
 import { lcs } from './lcs.ts';
 
@@ -79,22 +79,7 @@ export const isMemoryOp = (op: Op): boolean =>
  * lane's operands. Not memory (§5.1), not control or barrier instructions (they move lanes), and
  * not VOTE (its result depends on which lanes are active — a **decision**).
  */
-export const isMergeableOp = (op: Op): boolean => {
-  switch (op.kind) {
-    case 'mov':
-    case 's2r':
-    case 'arith':
-    case 'lop3':
-    case 'shift':
-    case 'isetp':
-    case 'nop':
-      return true;
-    case 'opaque':
-      return !op.havoc;
-    default:
-      return false;
-  }
-};
+export const isMergeableOp = isLaneLocalDataOp;
 
 /** The opcode a merged instruction shares: mnemonic and modifiers (`ISETP.GE.AND`), not operands or guard. */
 export const opcodeKey = (program: Program, pc: number): string => {

@@ -158,3 +158,27 @@ export const BARRIER_KINDS: ReadonlySet<OpKind> = new Set([
   'bmov-to-barrier',
   'warpsync',
 ]);
+
+/**
+ * Data instructions whose effect on a lane reads and writes only that lane's registers and
+ * predicates: no memory, no control or barrier instruction (they move lanes), no VOTE (its result
+ * depends on which lanes are active), no opaque instruction that havocs memory. Merged issues
+ * (`compile/opcodeConvergent.ts`) and lane-local steps of the partial-order reduction
+ * (`machine/footprint.ts`) both rest on this.
+ */
+export function isLaneLocalDataOp(op: Op): boolean {
+  switch (op.kind) {
+    case 'mov':
+    case 's2r':
+    case 'arith':
+    case 'lop3':
+    case 'shift':
+    case 'isetp':
+    case 'nop':
+      return true;
+    case 'opaque':
+      return !op.havoc;
+    default:
+      return false;
+  }
+}

@@ -1,4 +1,4 @@
-import type { Op } from '../isa/op.ts';
+import { isLaneLocalDataOp, type Op } from '../isa/op.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { WarpStep } from './machine.ts';
 
@@ -67,20 +67,6 @@ export function isLocalStep(
  * which another lane's EXIT changes (`lanes/execute.ts`).
  */
 export function laneLocalOp(op: Op, plantDivergence = false): boolean {
-  switch (op.kind) {
-    case 'mov':
-    case 's2r':
-    case 'arith':
-    case 'lop3':
-    case 'shift':
-    case 'isetp':
-    case 'nop':
-      return true;
-    case 'bra':
-      return op.cond === 'none' || plantDivergence;
-    case 'opaque':
-      return !op.havoc;
-    default:
-      return false;
-  }
+  if (op.kind === 'bra') return op.cond === 'none' || plantDivergence;
+  return isLaneLocalDataOp(op);
 }
