@@ -1,4 +1,5 @@
 import type { Op } from '../isa/op.ts';
+import { RZ } from '../isa/program.ts';
 import { splitsOnUnknown, predUnknown } from '../lanes/execute.ts';
 import { lanesOf, popcount, UNKNOWN } from '../lanes/values.ts';
 import type { KeyWriter } from './key.ts';
@@ -150,10 +151,19 @@ function readsLaneNumber(op: Op, policy: string, full: number): boolean {
         op.mask === null ||
         (op.mask.kind === 'imm' && (op.mask.value & full) >>> 0 === full)
       );
+    // A ballot names lanes by number; VOTE.ANY/ALL into a predicate only (ballot to RZ) does not.
     case 'vote':
+      return op.dst !== RZ;
+    // A barrier's mask read into RZ (`BMOV.32.CLEAR RZ, Bx`: clear it) names no lane; nor does
+    // writing a constant 0 or RZ into it.
     case 'bmov-from-barrier':
+      return op.dst !== RZ;
     case 'bmov-to-barrier':
-      return true;
+      return !(
+        (op.src.kind === 'reg' && op.src.index === RZ) ||
+        (op.src.kind === 'imm' &&
+          ((op.src.value & full) >>> 0 === 0 || (op.src.value & full) >>> 0 === full))
+      );
     default:
       return false;
   }
