@@ -40,10 +40,11 @@ export interface GroupPriority {
 
 /** Planted bugs for the soundness law (`groupPriority.test.ts`); never defaults. */
 export type PlantUnsoundGroups =
-  /** A guarded EXIT has priority too (its non-exiting lanes then run before other groups). */
+  /**
+   * A guarded EXIT has priority too: its lanes whose guard fails go on, so the step is neither
+   * irreversible nor off every cycle (a loop through `@P0 EXIT` is then run alone forever).
+   */
   | 'guarded-exit'
-  /** A group at a BSYNC has priority too (it waits for others, so the order matters). */
-  | 'bsync'
   /** Lanes in a barrier register may exit first although their exit releases a BSYNC. */
   | 'barrier-members';
 
@@ -78,9 +79,7 @@ export function groupPriority(
   const barrierValue = mech.barrierValue;
   if (!barrierValue) return null;
   const eligible = (op: Op | undefined): boolean =>
-    op !== undefined &&
-    ((op.kind === 'exit' && (unguarded(op) || plant === 'guarded-exit')) ||
-      (plant === 'bsync' && op.kind === 'bsync'));
+    op !== undefined && op.kind === 'exit' && (unguarded(op) || plant === 'guarded-exit');
   return {
     pick(warp, steps, mem) {
       const list = steps.steps;
