@@ -19,6 +19,12 @@ export class LocalSteps {
   /** Per local: the steps `localStart + from .. localStart + to - 1` may run alone, or from = -1. */
   readonly localAmpleFrom = int32();
   readonly localAmpleTo = int32();
+  /**
+   * Per local: its further candidate ranges (`WarpAmple.more`) are
+   * `ampleMore[localMoreStart[l] .. localMoreStart[l+1]-1]`, pairs of (from, to).
+   */
+  readonly localMoreStart = int32();
+  readonly ampleMore = int32();
   /** Per local: `Mechanism.ready` (lane fairness). */
   readonly localReady = uint32();
   readonly localStart = int32();
@@ -52,6 +58,7 @@ export class LocalSteps {
   ) {
     this.localStart.push(0);
     this.localPcStart.push(0);
+    this.localMoreStart.push(0);
   }
 
   /** The local id of warp `k` in warp state `wid` under memory `mid`, expanded on first use. */
@@ -72,6 +79,8 @@ export class LocalSteps {
       if (ample.abstract) this.porAbstract = true;
       this.localAmpleFrom.push(ample.from);
       this.localAmpleTo.push(ample.to);
+      for (const x of ample.more) this.ampleMore.push(x);
+      this.localMoreStart.push(this.ampleMore.length);
     }
     this.localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
     this.localReady.push(ws.ready);
