@@ -170,12 +170,27 @@ export function explore(
   const cache = new LocalSteps(machine, visited, por, pcFair, groups);
   const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo, localAcyclic } = cache;
   const proviso = por ? por.proviso : true;
+  const { localMoreStart, ampleMore } = cache;
   const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
   const { stepStop, stepPc, stops, localPcStart, localPcs } = cache;
   const stateLocal = int32();
   const localOf = (k: number, wid: number, mid: number): number => cache.of(k, wid, mid);
   const locals = new Int32Array(K);
   const ampleTo: number[] = [];
+  /** Ample candidates of the state being expanded: (warp, first step, end step, first choice). */
+  const cand: number[] = [];
+  /** The cycle proviso (C3) holds for steps from..to-1 of warp k: none goes back to a level ≤ d. */
+  const provisoAccepts = (k: number, from: number, to: number, d: number): boolean => {
+    for (let e = from; e < to; e++) {
+      if (stepStop.get(e) >= 0) continue;
+      for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
+      tuple[k] = stepWarp.get(e);
+      tuple[K] = stepMem.get(e);
+      const id = visited.find();
+      if (id >= 0 && depthOf.get(id) <= d) return false;
+    }
+    return true;
+  };
 
   const init = machine.initial();
   for (let k = 0; k < K; k++) tuple[k] = warpId(init.warps[k]!);
@@ -257,24 +272,54 @@ export function explore(
     let ampleEnd = 0;
     let full = true;
     if (por || groups) {
-      let fewest = Infinity;
-      let before = 0;
-      let acyclic = false;
+      // Candidates: per warp, its ample range and (single-lane issues) its further ones.
+      cand.length = 0;
       for (let k = 0, c0 = 0; k < K; k++) {
         const loc = locals[k]!;
         const from = localAmpleFrom.get(loc);
-        const n = localAmpleTo.get(loc) - from;
-        if (from >= 0 && n < fewest) {
-          fewest = n;
-          ample = k;
-          ampleFrom = localStart.get(loc) + from;
-          ampleEnd = localStart.get(loc) + localAmpleTo.get(loc);
-          before = c0 + from;
-          acyclic = localAcyclic.get(loc) === 1;
+        const base = localStart.get(loc);
+        if (from >= 0) {
+          cand.push(k, base + from, base + localAmpleTo.get(loc), c0 + from);
+          for (let i = localMoreStart.get(loc), end = localMoreStart.get(loc + 1); i < end; i += 2)
+            cand.push(
+              k,
+              base + ampleMore.get(i),
+              base + ampleMore.get(i + 1),
+              c0 + ampleMore.get(i),
+            );
         }
-        c0 += localStart.get(loc + 1) - localStart.get(loc);
+        c0 += localStart.get(loc + 1) - base;
       }
-      if (ample >= 0) {
+      // The smallest candidate first; with several, the first (by size, then order) that the
+      // cycle proviso accepts — SPIN's way of trying the next process before expanding fully.
+      let pick = -1;
+      const several = cand.length > 4;
+      for (let tried = 0; tried * 4 < cand.length && pick < 0; tried++) {
+        let best = -1;
+        for (let i = 0; i < cand.length; i += 4)
+          if (
+            cand[i + 1]! >= 0 &&
+            (best < 0 || cand[i + 2]! - cand[i + 1]! < cand[best + 2]! - cand[best + 1]!)
+          )
+            best = i;
+        if (best < 0) break;
+        if (
+          !several ||
+          !proviso ||
+          localAcyclic.get(locals[cand[best]!]!) === 1 ||
+          provisoAccepts(cand[best]!, cand[best + 1]!, cand[best + 2]!, d)
+        )
+          pick = best;
+        else cand[best + 1] = -1;
+      }
+      if (pick >= 0) {
+        ample = cand[pick]!;
+        ampleFrom = cand[pick + 1]!;
+        ampleEnd = cand[pick + 2]!;
+        const before = cand[pick + 3]!;
+        // An EXIT-priority step exits lanes: no cycle passes it (groupPriority.ts). A warp whose
+        // ample set is an exit has no further candidates, so its candidate is that exit.
+        const acyclic = localAcyclic.get(locals[ample]!) === 1;
         full = false;
         ampleTo.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
@@ -285,7 +330,6 @@ export function explore(
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
-          // An EXIT-priority step exits lanes: no cycle passes it (groupPriority.ts).
           if (proviso && !acyclic && to < size && depthOf.get(to) <= d) full = true;
         }
       }

@@ -106,7 +106,42 @@ const kernels = fc
   .map(([text, unknown]) => (unknown ? unknownIds(text) : text));
 const mechanisms = MECHANISMS.map((m) => m.id);
 
+/**
+ * Readers that name no lane (laneSymmetry.ts `readsLaneNumber`): `BMOV.32.CLEAR RZ, Bx` only
+ * empties Bx, and a VOTE whose ballot goes to RZ gives only a predicate that is the same for any
+ * renumbering of the voting lanes; neither may pin lanes. A barrier mask read into a register
+ * (`BMOV.32.CLEAR R2, B0`) names lanes by number and still pins every lane that may reach it.
+ */
+const namesNoLane = (bmovDst: string, w: number) => `// @warpcheck warp-size=${w} warps=1
+	Function : k
+        S2R R0, SR_CLOCKLO ;
+        ISETP.GT.AND P0, PT, R0, 0x5, PT ;
+        VOTE.ANY RZ, P1, P0 ;
+   @P0  BRA \`(.L_x) ;
+        MOV R1, 0x1 ;
+.L_x:
+        BMOV.32.CLEAR ${bmovDst}, B0 ;
+        VOTE.ALL RZ, P2, P0 ;
+        EXIT ;
+`;
+
 describe('lane symmetry (issue 16)', () => {
+  it('does not pin lanes for BMOV.32.CLEAR RZ or a ballot into RZ, and still does for a mask read', () => {
+    // 32 interchangeable lanes split on an unknown predicate: 33 counted outcomes (§13). Pinned,
+    // they would be 2^32 outcomes, past the branching budget (4,096): bound-reached (branching).
+    const [, free] = pair(namesNoLane('RZ', 32), 'its')!;
+    const r = explore(free, budget);
+    expect(r.bound).toBeNull();
+    expect(r.verdict).toBe('terminates');
+    const [, pinned] = pair(namesNoLane('R2', 32), 'its')!;
+    expect(explore(pinned, budget).bound).toBe('branching');
+    // And the plain search agrees with the symmetric one on every mechanism at a small size.
+    const tally: Tally = { compared: 0, smaller: 0, symmetric: 0 };
+    for (const mech of mechanisms)
+      for (const dst of ['RZ', 'R2']) check(namesNoLane(dst, 5), mech, tally);
+    expect(tally.compared).toBeGreaterThan(mechanisms.length);
+  });
+
   it('gives the verdicts of the plain search on every mechanism, and its findings replay', () => {
     const tally: Tally = { compared: 0, smaller: 0, symmetric: 0 };
     fc.assert(

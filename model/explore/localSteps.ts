@@ -24,6 +24,12 @@ export class LocalSteps {
   readonly localAcyclic = uint8();
   /** Locals whose ample set is an EXIT-priority group (`groupPriority.ts`), for the tally. */
   exitPriority = 0;
+  /**
+   * Per local: its further candidate ranges (`WarpAmple.more`) are
+   * `ampleMore[localMoreStart[l] .. localMoreStart[l+1]-1]`, pairs of (from, to).
+   */
+  readonly localMoreStart = int32();
+  readonly ampleMore = int32();
   /** Per local: `Mechanism.ready` (lane fairness). */
   readonly localReady = uint32();
   readonly localStart = int32();
@@ -58,6 +64,7 @@ export class LocalSteps {
   ) {
     this.localStart.push(0);
     this.localPcStart.push(0);
+    this.localMoreStart.push(0);
   }
 
   /** The local id of warp `k` in warp state `wid` under memory `mid`, expanded on first use. */
@@ -82,6 +89,8 @@ export class LocalSteps {
       this.localAmpleFrom.push(exit ? exit.from : (ample?.from ?? -1));
       this.localAmpleTo.push(exit ? exit.to : (ample?.to ?? -1));
       this.localAcyclic.push(exit ? 1 : 0);
+      if (!exit && ample) for (const x of ample.more) this.ampleMore.push(x);
+      this.localMoreStart.push(this.ampleMore.length);
     }
     this.localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
     this.localReady.push(ws.ready);

@@ -34,6 +34,12 @@ export interface WarpAmple {
   readonly from: number;
   readonly to: number;
   readonly abstract: boolean;
+  /**
+   * Further ranges that may each be expanded alone, as `[from, to, from, to, …]` (single-lane
+   * issues: every local lane issue after the first). The explorer falls back on them when the
+   * cycle proviso rejects the first (SPIN's way: try the next process before expanding fully).
+   */
+  readonly more: readonly number[];
 }
 
 export interface PartialOrder {
@@ -51,8 +57,9 @@ export type PlantUnsoundPor =
   /** BRA.DIV/.CONV count as lane-local although they read which lanes have exited. */
   | 'lanes-ignore-divergence';
 
-const NONE: WarpAmple = { from: -1, to: -1, abstract: false };
-const ABSTRACT: WarpAmple = { from: -1, to: -1, abstract: true };
+const NO_MORE: readonly number[] = [];
+const NONE: WarpAmple = { from: -1, to: -1, abstract: false, more: NO_MORE };
+const ABSTRACT: WarpAmple = { from: -1, to: -1, abstract: true, more: NO_MORE };
 
 export function partialOrder(machine: Machine, plant: PlantUnsoundPor | null = null): PartialOrder {
   const ops = machine.ops;
@@ -71,7 +78,9 @@ export function partialOrder(machine: Machine, plant: PlantUnsoundPor | null = n
         if (local && !isLocalStep(ops, st, mem, plantStores)) local = false;
       }
       if (lanes) {
-        // The first issue (one lane) whose steps are all local and change only that lane.
+        // Every issue (one lane) whose steps are all local and change only that lane.
+        let first: WarpAmple | null = null;
+        const more: number[] = [];
         for (let from = 0; from < list.length;) {
           const group = list[from]!.group;
           let to = from;
@@ -82,11 +91,15 @@ export function partialOrder(machine: Machine, plant: PlantUnsoundPor | null = n
             if (!isLocalStep(ops, st, mem, plantStores) || !op || !laneLocalOp(op, plantDiv))
               ok = false;
           }
-          if (ok) return { from, to, abstract: false };
+          if (ok) {
+            if (first === null) first = { from, to, abstract: false, more };
+            else more.push(from, to);
+          }
           from = to;
         }
+        if (first !== null) return first;
       }
-      return local ? { from: 0, to: list.length, abstract: false } : NONE;
+      return local ? { from: 0, to: list.length, abstract: false, more: NO_MORE } : NONE;
     },
   };
 }

@@ -154,6 +154,22 @@ export class TupleTable {
     return id;
   }
 
+  /** The id of tuple `t`, or -1 when it is not in the table (nothing is added). */
+  find(t: Int32Array): number {
+    const w = this.width;
+    const stride = this.stride;
+    const slots = this.slots;
+    const mask = this.capacity - 1;
+    for (let s = hashTuple(t, 0, w) & mask; ; s = (s + 1) & mask) {
+      const o = s * stride;
+      const e = slots[o]!;
+      if (e === 0) return -1;
+      let i = 0;
+      while (i < w && slots[o + 1 + i] === t[i]) i++;
+      if (i === w) return e - 1;
+    }
+  }
+
   private lookup(t: Int32Array, h: number): number {
     const w = this.width;
     const stride = this.stride;

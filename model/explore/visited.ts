@@ -80,6 +80,11 @@ export class VisitedStates {
     return id;
   }
 
+  /** The id of `tuple` if it was reached, else -1 (nothing is added). */
+  find(): number {
+    return this.states.find(this.tuple);
+  }
+
   /** State `id` as an object, from its warps' and memory's representatives. */
   rebuild(id: number): MachineState {
     const K = this.tuple.length - 1;

@@ -44,6 +44,8 @@ export class LaneCanon implements KeySink {
   private readonly pos: Int32Array;
   private sig: Float64Array[] = [];
   private sigLen: Int32Array;
+  /** Lane-set membership words, `words` per lane (scratch of `sort`). */
+  private member = new Int32Array(64);
   private readonly full: number;
 
   /**
@@ -111,6 +113,19 @@ export class LaneCanon implements KeySink {
     if (this.identity) return false;
     const W = this.warpSize;
     const words = Math.ceil(this.masks / 30);
+    // Membership of every lane set, 30 sets to a number, per lane: one pass over the items and the
+    // set bits of each mask (not one pass over the items per lane).
+    if (this.member.length < W * words) this.member = new Int32Array(W * words * 2);
+    const member = this.member;
+    member.fill(0, 0, W * words);
+    for (let i = 0, k = 0; i < this.n; i++) {
+      if (this.kinds[i] !== MASK) continue;
+      const w = (k / 30) | 0;
+      const bit = 1 << (k % 30);
+      for (let m = this.items[i]! >>> 0; m !== 0; m &= m - 1)
+        member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
+      k++;
+    }
     for (let l = 0; l < W; l++) {
       const len = this.laneLen[l]!;
       const need = 3 + len + words;
@@ -125,19 +140,7 @@ export class LaneCanon implements KeySink {
       s[j++] = kept;
       const vals = this.laneVals[l]!;
       for (let i = 0; i < kept; i++) s[j++] = vals[i]!;
-      // Membership of every lane set, 30 sets to a number.
-      let word = 0;
-      let bit = 0;
-      for (let i = 0; i < this.n; i++) {
-        if (this.kinds[i] !== MASK) continue;
-        if ((this.items[i]! >>> l) & 1) word |= 1 << bit;
-        if (++bit === 30) {
-          s[j++] = word;
-          word = 0;
-          bit = 0;
-        }
-      }
-      if (bit > 0) s[j++] = word;
+      for (let w = 0; w < words; w++) s[j++] = member[l * words + w]!;
       this.sigLen[l] = j;
     }
     const order = this.order;
