@@ -13,6 +13,48 @@ const spinlock = join(root, 'scenarios', 'spinlock.sass');
 const run = captureCli;
 
 describe('warpcheck explore', () => {
+  it('--no-exit-priority turns EXIT priority off; the JSON says whether it ran', async () => {
+    interface Row {
+      mechanism: string;
+      verdict: string;
+      states: number;
+      exitPriority: { applied: number } | null;
+    }
+    const rows = async (extra: string[]) => {
+      const r = await run([
+        'explore',
+        spinlock,
+        '--mechanism',
+        'its,simt-stack',
+        '--json',
+        '--no-save',
+        ...extra,
+      ]);
+      expect(r.code).toBe(0);
+      const json = JSON.parse(r.out) as { budgets: { exitPriority: boolean }; results: Row[] };
+      return {
+        budgets: json.budgets,
+        byId: Object.fromEntries(json.results.map((x) => [x.mechanism, x])),
+      };
+    };
+    const on = await rows([]);
+    const off = await rows(['--no-exit-priority']);
+    expect(on.budgets.exitPriority).toBe(true);
+    expect(off.budgets.exitPriority).toBe(false);
+    // its at W = 4 without it: 121 states (the count issue 16 measured before this reduction).
+    expect(off.byId['its']).toMatchObject({
+      verdict: 'terminates',
+      states: 121,
+      exitPriority: null,
+    });
+    expect(on.byId['its']!.verdict).toBe('terminates');
+    expect(on.byId['its']!.exitPriority!.applied).toBeGreaterThan(0);
+    expect(on.byId['its']!.states).toBeLessThan(121);
+    // Only the its machine's own warps: simt-stack is searched as before.
+    expect(on.byId['simt-stack']!.exitPriority).toBeNull();
+    expect(on.byId['simt-stack']!.states).toBe(off.byId['simt-stack']!.states);
+  });
+
   it('says its terminates and simt-stack livelocks on the spinlock (seed 000 §III–IV), in JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-'));
     const r = await run([

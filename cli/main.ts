@@ -153,6 +153,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'interleave every warp step instead of running a warp alone while its steps touch no shared memory (partial-order reduction, docs/semantics.md)',
     )
     .option(
+      '--no-exit-priority',
+      'let lanes wait at an EXIT while other lane groups of their its warp run, instead of exiting them first (EXIT priority, docs/semantics.md §14.1)',
+    )
+    .option(
       '--widen <N>',
       'after N turns of a loop taken after a branch on an unknown value, a lane forgets what the loop writes (0: never); findings after it are possible',
       nonNegativeInt('--widen'),
@@ -236,6 +240,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           maxMemory: o['maxMemory'] as number,
           laneSymmetry: o['symmetry'] !== false,
           partialOrder: o['por'] !== false,
+          exitPriority: o['exitPriority'] !== false,
           ...(o['random'] !== undefined
             ? {
                 random: {

@@ -113,11 +113,18 @@ describe('straight-line code terminates with a countable state space', () => {
     ].join('\n');
     // (pc0, pc1) → (1,1) → (2,2) → (4,3); then either lane 1 MOVs → (4,4) → both EXIT together,
     // or lane 0 exits → (X,3) → (X,4) → (X,X): 8 states, 8 transitions.
-    const its = runListing(text, 'its');
+    const its = runListing(text, 'its', { reduce: { exitPriority: false } });
     expect(its.result.verdict).toBe('terminates');
     expect(its.result.states).toBe(8);
     expect(its.result.transitions).toBe(8);
     checkReplays(its.machine, its.result);
+    // EXIT priority (groupPriority.ts): at (4,3) lane 0 waits at an unguarded EXIT, so it exits
+    // alone: (4,4) is never reached — 7 states, 6 transitions (the left-out MOV is no transition).
+    const reduced = runListing(text, 'its');
+    expect([reduced.result.states, reduced.result.transitions]).toEqual([7, 6]);
+    // Two warp states pick an exiting group: (4,3), and (X,4) where lane 1's exit is the only step.
+    expect(reduced.result.exitPriority?.applied).toBe(2);
+    checkReplays(reduced.machine, reduced.result);
     // simt-stack: one path. The taken lane is already at the IPDOM (L) and is not pushed.
     const simt = runListing(text, 'simt-stack');
     expect(simt.result.states).toBe(6);
@@ -262,7 +269,9 @@ const race = [
 
 describe('verdict priority and shortest schedules', () => {
   it('some interleavings trap, others terminate: trap', () => {
-    const { machine, result } = runListing(race, 'its');
+    // Shortest schedules of the plain search; EXIT priority (on by default) exits lane 0 right
+    // after its STS, which makes the trap's schedule one step longer (9).
+    const { machine, result } = runListing(race, 'its', { reduce: { exitPriority: false } });
     expect(result.verdict).toBe('trap');
     expect(result.findings.map((f) => f.verdict)).toEqual(['trap', 'terminates']);
     checkReplays(machine, result);
@@ -400,7 +409,10 @@ describe('budgets', () => {
 
   it('a worse finding before the bound keeps its verdict', () => {
     // The trap is 8 steps deep; termination needs 10. With depth 8 the trap is found.
-    const { result } = runListing(race, 'its', { budget: { maxDepth: 8 } });
+    const { result } = runListing(race, 'its', {
+      budget: { maxDepth: 8 },
+      reduce: { exitPriority: false },
+    });
     expect(result.bound).toBe('depth');
     expect(result.verdict).toBe('trap');
   });

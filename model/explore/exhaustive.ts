@@ -7,6 +7,7 @@ import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
+import { groupPriority, type PlantUnsoundGroups } from './groupPriority.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
 export interface Budget {
@@ -42,6 +43,11 @@ export interface ExploreResult {
   readonly laneSymmetry: boolean;
   /** The search ran with partial-order reduction over warps (`partialOrder.ts`). */
   readonly partialOrder?: boolean;
+  /**
+   * The search ran with EXIT priority among one warp's lane groups (`groupPriority.ts`), and in
+   * how many distinct warp states it expanded an exiting group alone.
+   */
+  readonly exitPriority?: { readonly applied: number };
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -64,14 +70,26 @@ export interface Reductions {
    * preserved. Applies with two or more warps; redone without it when a step resolves an unknown.
    */
   readonly partialOrder: boolean;
+  /**
+   * EXIT priority inside one `its` warp under maximal grouping (`groupPriority.ts`,
+   * docs/semantics.md §14.1): ready lanes at an unguarded EXIT that ends no run exit before any
+   * other group moves. Deadlocks, stops, terminal states and fair cycles are preserved.
+   */
+  readonly exitPriority: boolean;
 }
 
-export const defaultReductions: Reductions = { deadValues: true, partialOrder: true };
+export const defaultReductions: Reductions = {
+  deadValues: true,
+  partialOrder: true,
+  exitPriority: true,
+};
 
 export interface ExploreOptions {
   readonly reduce?: Partial<Reductions>;
   /** A planted bug for the partial-order soundness law; never set outside tests. */
   readonly plantUnsoundPor?: PlantUnsoundPor;
+  /** A planted bug for the EXIT-priority soundness law; never set outside tests. */
+  readonly plantUnsoundGroups?: PlantUnsoundGroups;
 }
 
 /**
@@ -114,6 +132,7 @@ export function explore(
     reduce.partialOrder && (K > 1 || machine.mechanism.threadIssues === true)
       ? partialOrder(machine, options.plantUnsoundPor)
       : null;
+  const groups = reduce.exitPriority ? groupPriority(machine, options.plantUnsoundGroups) : null;
   const visited = new VisitedStates(machine, reduced);
   const { tuple, depthOf } = visited;
   const parentTuple = new Int32Array(K + 1);
@@ -148,8 +167,9 @@ export function explore(
     visited.add(from, choice, depth);
 
   // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
-  const cache = new LocalSteps(machine, visited, por, pcFair);
-  const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo } = cache;
+  const cache = new LocalSteps(machine, visited, por, pcFair, groups);
+  const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo, localAcyclic } = cache;
+  const proviso = por ? por.proviso : true;
   const { localMoreStart, ampleMore } = cache;
   const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
   const { stepStop, stepPc, stops, localPcStart, localPcs } = cache;
@@ -251,7 +271,7 @@ export function explore(
     let ampleFrom = 0;
     let ampleEnd = 0;
     let full = true;
-    if (por) {
+    if (por || groups) {
       // Candidates: per warp, its ample range and (single-lane issues) its further ones.
       cand.length = 0;
       for (let k = 0, c0 = 0; k < K; k++) {
@@ -285,7 +305,8 @@ export function explore(
         if (best < 0) break;
         if (
           !several ||
-          !por.proviso ||
+          !proviso ||
+          localAcyclic.get(locals[cand[best]!]!) === 1 ||
           provisoAccepts(cand[best]!, cand[best + 1]!, cand[best + 2]!, d)
         )
           pick = best;
@@ -296,6 +317,9 @@ export function explore(
         ampleFrom = cand[pick + 1]!;
         ampleEnd = cand[pick + 2]!;
         const before = cand[pick + 3]!;
+        // An EXIT-priority step exits lanes: no cycle passes it (groupPriority.ts). A warp whose
+        // ample set is an exit has no further candidates, so its candidate is that exit.
+        const acyclic = localAcyclic.get(locals[ample]!) === 1;
         full = false;
         ampleTo.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
@@ -306,7 +330,7 @@ export function explore(
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
-          if (por.proviso && to < size && depthOf.get(to) <= d) full = true;
+          if (proviso && !acyclic && to < size && depthOf.get(to) <= d) full = true;
         }
       }
     }
@@ -466,6 +490,7 @@ export function explore(
     findings: sorted,
     laneSymmetry: machine.symmetric,
     partialOrder: por !== null,
+    ...(groups ? { exitPriority: { applied: cache.exitPriority } } : {}),
     terminalStates,
     notes,
   };

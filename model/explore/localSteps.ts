@@ -1,5 +1,6 @@
 import type { Machine, Stop, Transition } from '../machine/machine.ts';
 import { int32, uint16, uint32, uint8 } from './growable.ts';
+import type { GroupPriority } from './groupPriority.ts';
 import type { PartialOrder } from './partialOrder.ts';
 import { TupleTable } from './tables.ts';
 import type { VisitedStates } from './visited.ts';
@@ -19,6 +20,10 @@ export class LocalSteps {
   /** Per local: the steps `localStart + from .. localStart + to - 1` may run alone, or from = -1. */
   readonly localAmpleFrom = int32();
   readonly localAmpleTo = int32();
+  /** Per local: 1 when its ample steps exit lanes (EXIT priority): no cycle passes them. */
+  readonly localAcyclic = uint8();
+  /** Locals whose ample set is an EXIT-priority group (`groupPriority.ts`), for the tally. */
+  exitPriority = 0;
   /**
    * Per local: its further candidate ranges (`WarpAmple.more`) are
    * `ampleMore[localMoreStart[l] .. localMoreStart[l+1]-1]`, pairs of (from, to).
@@ -55,6 +60,7 @@ export class LocalSteps {
     private readonly visited: VisitedStates,
     private readonly por: PartialOrder | null,
     private readonly pcFair: boolean,
+    private readonly groups: GroupPriority | null = null,
   ) {
     this.localStart.push(0);
     this.localPcStart.push(0);
@@ -74,12 +80,16 @@ export class LocalSteps {
     const mem = visited.memObjs[mid]!;
     const warp = visited.warpObjs[wid]!;
     const ws = machine.warpSteps(k, warp, mem);
-    if (this.por) {
-      const ample = this.por.classify(ws, mem);
-      if (ample.abstract) this.porAbstract = true;
-      this.localAmpleFrom.push(ample.from);
-      this.localAmpleTo.push(ample.to);
-      for (const x of ample.more) this.ampleMore.push(x);
+    if (this.por || this.groups) {
+      // EXIT priority (one group, acyclic) before the warp-level ample set: it is never larger.
+      const exit = this.groups?.pick(warp, ws, mem) ?? null;
+      const ample = this.por?.classify(ws, mem) ?? null;
+      if (ample?.abstract) this.porAbstract = true;
+      if (exit) this.exitPriority++;
+      this.localAmpleFrom.push(exit ? exit.from : (ample?.from ?? -1));
+      this.localAmpleTo.push(exit ? exit.to : (ample?.to ?? -1));
+      this.localAcyclic.push(exit ? 1 : 0);
+      if (!exit && ample) for (const x of ample.more) this.ampleMore.push(x);
       this.localMoreStart.push(this.ampleMore.length);
     }
     this.localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));

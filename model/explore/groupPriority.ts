@@ -1,0 +1,108 @@
+import type { Op } from '../isa/op.ts';
+import { PT, type PredRef } from '../isa/program.ts';
+import type { Memory } from '../lanes/memory.ts';
+import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
+
+/**
+ * EXIT priority: a reduction among the lane groups of one `its` warp under maximal grouping
+ * (issues 10 and 16; docs/semantics.md §14.1). Under maximal grouping (SEMANTICS §3.1) every
+ * group of ready lanes at one PC is a candidate, and groups interleave: lanes that finished sit
+ * at `EXIT` while others run, so a state also records *how many* wait there. This module picks,
+ * per warp state, a group whose step may be expanded alone: ready lanes `E` at an **unguarded**
+ * `EXIT` whose step ends no run. The argument (docs/semantics.md §14.1):
+ *
+ * - Irreversible: an exited lane never runs again (SEMANTICS §3.1), so no cycle contains a state
+ *   with `E` parked at the EXIT: `E` would stay parked and ready throughout and never issue, which
+ *   weak fairness per lane (or per PC under lane symmetry, `Mechanism.pcFairness`) excludes. Fair
+ *   cycles (livelocks) live in states without parked exits, which keep all their steps.
+ * - Never a deadlock: a state with `E` ready has a step, so it is not blocked.
+ * - Commutes: "exit `E` early" maps every path of the full graph onto one of the reduced graph
+ *   that reaches the same state once `E` has exited in both (a merged exit of `E ∪ F` becomes
+ *   `E`'s exit, then `F`'s). This needs that nothing another group does reads whether `E` has
+ *   exited or only waits at the EXIT: (1) no instruction of the program reads the exited mask
+ *   (BRA.DIV/.CONV, SEMANTICS §2, `lanes/execute.ts`; WARPSYNC, which waits for named lanes until
+ *   they exit, SEMANTICS §2; BMOV Bx, Rs, which masks exited lanes out, `its.ts`), checked once
+ *   per program; and (2) `E` is in no barrier register, so the release of a BSYNC (`release` in
+ *   `its.ts`: an exited lane counts as arrived) is the same with `E` exited or parked — a lane
+ *   enters Bx only by issuing BSSY, which `E` never does again.
+ *   VOTE and `__activemask` read the issuing group's mask only, which never holds `E`.
+ *
+ * Applied only to the explored machine's own `its` warps (never inside `createIts`' candidates:
+ * the refinement reference of the other mechanisms keeps every candidate).
+ */
+export interface GroupPriority {
+  /**
+   * The steps `from .. to - 1` of `steps` (one issue) that may be expanded alone, or null. Every
+   * cycle avoids them (they exit lanes), so the cycle proviso is not needed for them.
+   */
+  pick(warp: WarpState, steps: WarpSteps, mem: Memory): { from: number; to: number } | null;
+}
+
+/** Planted bugs for the soundness law (`groupPriority.test.ts`); never defaults. */
+export type PlantUnsoundGroups =
+  /**
+   * A guarded EXIT has priority too: its lanes whose guard fails go on, so the step is neither
+   * irreversible nor off every cycle (a loop through `@P0 EXIT` is then run alone forever).
+   */
+  | 'guarded-exit'
+  /** Lanes in a barrier register may exit first although their exit releases a BSYNC. */
+  | 'barrier-members';
+
+const B_REGISTERS = 16;
+
+/** Instructions whose effect reads which lanes have exited (condition 1 above). */
+function readsExited(op: Op): boolean {
+  return (
+    op.kind === 'warpsync' ||
+    op.kind === 'bmov-to-barrier' ||
+    (op.kind === 'bra' && op.cond !== 'none')
+  );
+}
+
+const always = (p: PredRef | null): boolean => p === null || (p.index === PT && !p.negated);
+
+/** No guard (or `PT`) and no second predicate: every issued lane takes it (seed 000 §V-A). */
+const unguarded = (op: Op): boolean => always(op.guard) && always(op.pred2);
+
+/**
+ * The EXIT priority of `machine`, or null where it does not apply: the mechanism is not `its`
+ * with maximal groups, or the program reads the exited mask (see above).
+ */
+export function groupPriority(
+  machine: Machine,
+  plant: PlantUnsoundGroups | null = null,
+): GroupPriority | null {
+  const mech = machine.mechanism;
+  if (mech.id !== 'its' || (machine.options['grouping'] ?? 'maximal') !== 'maximal') return null;
+  const ops = machine.ops;
+  if (ops.some(readsExited)) return null;
+  const barrierValue = mech.barrierValue;
+  if (!barrierValue) return null;
+  const eligible = (op: Op | undefined): boolean =>
+    op !== undefined && op.kind === 'exit' && (unguarded(op) || plant === 'guarded-exit');
+  return {
+    pick(warp, steps, mem) {
+      const list = steps.steps;
+      for (let from = 0; from < list.length;) {
+        const first = list[from]!;
+        let to = from + 1;
+        while (to < list.length && list[to]!.group === first.group) to++;
+        const issue = first.issue;
+        if (to === from + 1 && issue.merged === undefined && eligible(ops[issue.pc])) {
+          let ok =
+            first.stop === null &&
+            first.warp !== null &&
+            first.memory === mem &&
+            !first.unknownChoice &&
+            first.orderDependent !== true;
+          if (ok && plant !== 'barrier-members')
+            for (let x = 0; x < B_REGISTERS; x++)
+              if ((barrierValue(warp.mech, x) & issue.mask) !== 0) ok = false;
+          if (ok) return { from, to };
+        }
+        from = to;
+      }
+      return null;
+    },
+  };
+}
