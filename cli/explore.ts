@@ -33,6 +33,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly maxMemory: number;
   /** Partial-order reduction over warps (`--no-por` turns it off; issue 10). */
   readonly partialOrder?: boolean;
+  /** Warp symmetry (`--no-warp-symmetry` turns it off; issue 10 item 2). */
+  readonly warpSymmetry?: boolean;
   readonly save: string | false;
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
@@ -216,6 +218,7 @@ function printJson(
           maxMemoryMb: a.maxMemory,
           laneSymmetry: a.laneSymmetry !== false,
           por: a.partialOrder !== false,
+          warpSymmetry: a.warpSymmetry !== false,
           widen: a.widen ?? 0,
         },
         results: rows.map((r) => ({
@@ -232,6 +235,7 @@ function printJson(
           bound: r.result.bound,
           laneSymmetry: r.result.laneSymmetry,
           por: r.result.partialOrder ?? false,
+          warpSymmetry: r.result.warpSymmetry ?? false,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,
             kind: f.kind,

@@ -44,7 +44,12 @@ export function searchMachine(
           maxMemoryMb: a.maxMemory,
         },
         onProgress,
-        { reduce: { partialOrder: a.partialOrder !== false } },
+        {
+          reduce: {
+            partialOrder: a.partialOrder !== false,
+            warpSymmetry: a.warpSymmetry !== false,
+          },
+        },
       );
 }
 

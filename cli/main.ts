@@ -153,6 +153,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'interleave every warp step instead of running a warp alone while its steps touch no shared memory (partial-order reduction, docs/semantics.md)',
     )
     .option(
+      '--no-warp-symmetry',
+      'keep states that differ only by exchanging warps that can no longer read their own index apart (warp symmetry, docs/semantics.md §15)',
+    )
+    .option(
       '--widen <N>',
       'after N turns of a loop taken after a branch on an unknown value, a lane forgets what the loop writes (0: never); findings after it are possible',
       nonNegativeInt('--widen'),
@@ -236,6 +240,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           maxMemory: o['maxMemory'] as number,
           laneSymmetry: o['symmetry'] !== false,
           partialOrder: o['por'] !== false,
+          warpSymmetry: o['warpSymmetry'] !== false,
           ...(o['random'] !== undefined
             ? {
                 random: {

@@ -7,6 +7,7 @@ import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
+import { WarpSymmetry, type PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
 export interface Budget {
@@ -42,6 +43,8 @@ export interface ExploreResult {
   readonly laneSymmetry: boolean;
   /** The search ran with partial-order reduction over warps (`partialOrder.ts`). */
   readonly partialOrder?: boolean;
+  /** The search ran with warp symmetry (`warpSymmetry.ts`): states up to permuting free warps. */
+  readonly warpSymmetry?: boolean;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -64,14 +67,27 @@ export interface Reductions {
    * preserved. Applies with two or more warps; redone without it when a step resolves an unknown.
    */
   readonly partialOrder: boolean;
+  /**
+   * Warp symmetry (`warpSymmetry.ts`, docs/semantics.md §15): states equal up to a permutation
+   * of warps that can no longer read their own index are one state; livelocks are decided with
+   * each warp tracked through the permutations (`trackedFairness.ts`). Applies with two or more
+   * warps on a per-warp mechanism.
+   */
+  readonly warpSymmetry: boolean;
 }
 
-export const defaultReductions: Reductions = { deadValues: true, partialOrder: true };
+export const defaultReductions: Reductions = {
+  deadValues: true,
+  partialOrder: true,
+  warpSymmetry: true,
+};
 
 export interface ExploreOptions {
   readonly reduce?: Partial<Reductions>;
   /** A planted bug for the partial-order soundness law; never set outside tests. */
   readonly plantUnsoundPor?: PlantUnsoundPor;
+  /** A planted bug for the warp-symmetry soundness law; never set outside tests. */
+  readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
 }
 
 /**
@@ -116,6 +132,13 @@ export function explore(
       : null;
   const visited = new VisitedStates(machine, reduced);
   const { tuple, depthOf } = visited;
+  const sym =
+    reduce.warpSymmetry && K > 1 && machine.warpPinned
+      ? new WarpSymmetry(machine, visited, options.plantUnsoundWarpSymmetry ?? null)
+      : null;
+  /** Per edge under warp symmetry: σ from the computed successor to its canonical form. */
+  const edgePerm = sym ? int32() : null;
+  const identity = sym ? sym.identity : 0;
   const parentTuple = new Int32Array(K + 1);
   const edgeStart = int32();
   const edgeTo = int32();
@@ -144,8 +167,12 @@ export function explore(
   };
   const warpId = (ws: WarpState): number => visited.warpId(ws);
   const memId = (m: Memory): number => visited.memId(m);
-  const add = (from: number, choice: number, depth: number): number =>
-    visited.add(from, choice, depth);
+  /** σ of the last `add` (warp symmetry puts `tuple` in canonical order first). */
+  let lastPerm = identity;
+  const add = (from: number, choice: number, depth: number): number => {
+    if (sym) lastPerm = sym.canon(tuple);
+    return visited.add(from, choice, depth);
+  };
 
   // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
   const cache = new LocalSteps(machine, visited, por, pcFair);
@@ -156,6 +183,7 @@ export function explore(
   const localOf = (k: number, wid: number, mid: number): number => cache.of(k, wid, mid);
   const locals = new Int32Array(K);
   const ampleTo: number[] = [];
+  const amplePerm: number[] = [];
 
   const init = machine.initial();
   for (let k = 0; k < K; k++) tuple[k] = warpId(init.warps[k]!);
@@ -255,6 +283,7 @@ export function explore(
       if (ample >= 0) {
         full = false;
         ampleTo.length = 0;
+        amplePerm.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
@@ -262,6 +291,7 @@ export function explore(
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
+          amplePerm.push(lastPerm);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
           if (por.proviso && to < size && depthOf.get(to) <= d) full = true;
         }
@@ -276,13 +306,17 @@ export function explore(
           // Left out by the reduction: a placeholder keeps edge indices equal to choices.
           edgeTo.push(NOT_EXPANDED);
           edgeStep.push(e);
+          edgePerm?.push(identity);
           continue;
         }
         transitions++;
         let to = -1;
+        let perm = identity;
         const stop = stepStop.get(e);
-        if (inAmple) to = ampleTo[e - ampleFrom]!;
-        else if (stop >= 0) {
+        if (inAmple) {
+          to = ampleTo[e - ampleFrom]!;
+          perm = amplePerm[e - ampleFrom]!;
+        } else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;
           else
@@ -301,10 +335,12 @@ export function explore(
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           to = add(head, c, d + 1);
+          perm = lastPerm;
         }
         if (stepUnknown.get(e)) sawUnknownChoice = true;
         edgeTo.push(to);
         edgeStep.push(e);
+        edgePerm?.push(perm);
       }
     }
   }
@@ -368,6 +404,8 @@ export function explore(
           stepPc: stepPc.view(),
         }
       : null,
+    edgePerm:
+      edgePerm && options.plantUnsoundWarpSymmetry !== 'index-fairness' ? edgePerm.view() : null,
   };
   const cycles = findFairCycles(graph);
   const { findings: out, unreplayable } = buildFindings(
@@ -380,7 +418,7 @@ export function explore(
       parentChoice: visited.parentChoice.view(),
       first: findings,
       occurrences,
-      inClass: visited.inClass,
+      inClass: sym ? sym.inClass : visited.inClass,
     },
     cycles,
   );
@@ -423,6 +461,7 @@ export function explore(
     findings: sorted,
     laneSymmetry: machine.symmetric,
     partialOrder: por !== null,
+    warpSymmetry: sym !== null,
     terminalStates,
     notes,
   };
