@@ -419,6 +419,7 @@ export function explore(
       first: findings,
       occurrences,
       inClass: sym ? sym.inClass : visited.inClass,
+      matchWarps: sym ? sym.match : null,
     },
     cycles,
   );

@@ -92,14 +92,41 @@ function compare(
   return { plain, sym, machine };
 }
 
-/** Every finding replays from the real initial state to its outcome. */
+/**
+ * Every finding replays from the real initial state to its outcome; a lasso returns to a state
+ * with its start's very key and is fair to every concrete warp (and lane) — the warp indices of
+ * the schedule are the real ones, mapped back from the representatives.
+ */
 function checkFindings(machine: Machine, r: ExploreResult, label: string): void {
   const m = r.laneSymmetry === machine.symmetric ? machine : machine.withoutSymmetry();
   for (const f of r.findings) {
     const { states, last } = replay(m, f.schedule);
     const end = states.at(-1)!;
-    if (f.loop !== null) expect(m.behaviourKey(states[f.loop]!), label).toBe(m.behaviourKey(end));
-    else if (f.verdict === 'terminates') expect(m.status(end), label).toBe('terminated');
+    if (f.loop !== null) {
+      expect(m.behaviourKey(states[f.loop]!), label).toBe(m.behaviourKey(end));
+      const cycle = states.slice(f.loop, -1);
+      const steps = f.schedule.slice(f.loop);
+      for (let w = 0; w < m.launch.warps; w++) {
+        let always = true;
+        let ready = 0xffffffff;
+        let issued = 0;
+        let lanes = 0;
+        cycle.forEach((st, i) => {
+          const succ = m.successors(st);
+          if (!succ.some((t) => t.warp === w)) always = false;
+          ready &= m.mechanism.ready(st.warps[w]!.mech);
+          const t = succ[steps[i]!]!;
+          if (t.warp === w) {
+            issued++;
+            lanes |= t.issue.mask;
+          }
+        });
+        if (always)
+          expect(issued, `${label}\nwarp ${w} enabled throughout, never issues`).toBeGreaterThan(0);
+        if (m.mechanism.laneFairness && !m.symmetric)
+          expect((ready & ~lanes) >>> 0, `${label}\nlanes of warp ${w} ready throughout`).toBe(0);
+      }
+    } else if (f.verdict === 'terminates') expect(m.status(end), label).toBe('terminated');
     else if (f.verdict === 'deadlock') expect(m.status(end), label).toBe('blocked');
     else expect(last?.stop?.verdict, label).toBe(f.verdict);
   }

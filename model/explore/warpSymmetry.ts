@@ -106,6 +106,33 @@ export class WarpSymmetry {
   }
 
   /**
+   * Which warp of `st` (a member of stored state `id`'s class) stands at each index of id's
+   * tuple: warps already at their index first (pinned warps always are), then the rest by equal
+   * warp id. Equal ids are equal warps, so any matching among them is a valid one. Null when
+   * `st` is not in the class.
+   */
+  readonly match = (st: MachineState, id: number): Int32Array | null => {
+    const K = this.K;
+    const ids = st.warps.map((w) => this.visited.warpId(w));
+    const out = new Int32Array(K).fill(-1);
+    const used = new Uint8Array(K);
+    for (let j = 0; j < K; j++)
+      if (ids[j] === this.visited.at(id, j)) {
+        out[j] = j;
+        used[j] = 1;
+      }
+    for (let j = 0; j < K; j++) {
+      if (out[j]! >= 0) continue;
+      const want = this.visited.at(id, j);
+      const k = ids.findIndex((x, i) => x === want && !used[i]);
+      if (k < 0) return null;
+      out[j] = k;
+      used[k] = 1;
+    }
+    return out;
+  };
+
+  /**
    * `st` is in the class of stored state `id` (`concretize.ts`): its warps and memory, interned
    * and put in canonical order, are id's tuple. Interning here only adds representatives.
    */
