@@ -11,7 +11,7 @@
  * ignored), and pinned warps permuted.
  */
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Machine } from '../machine/machine.ts';
 import { MECHANISMS } from '../mechanisms/index.ts';
@@ -133,6 +133,7 @@ function checkFindings(machine: Machine, r: ExploreResult, label: string): void 
 }
 
 const SEED = 20261124;
+const SPINLOCK = new URL('../../scenarios/spinlock.sass', import.meta.url).pathname;
 
 describe('warp symmetry (issue 10 item 2)', () => {
   it('gives the outcomes of the search without it on generated multi-warp kernels, and its findings replay', () => {
@@ -181,4 +182,67 @@ describe('warp symmetry (issue 10 item 2)', () => {
         ),
       ).toThrow();
     }, 180_000);
+
+  it('counts each class of warps once (hand count)', () => {
+    // Two warps of two lanes loop on NOP; BRA under simt-stack. Each warp is at NOP or at BRA:
+    // 4 states; exchanging the warps maps (NOP, BRA) to (BRA, NOP), so with symmetry 3 classes.
+    // Every state has both warps enabled and the cycle issues both: a livelock either way.
+    const text = '// @warpcheck warp-size=2 warps=2\nloop:\nNOP\nBRA loop';
+    const m = machineOf(text, 'simt-stack');
+    const plain = explore(m, budget, undefined, { reduce: { warpSymmetry: false } });
+    const sym = explore(m, budget);
+    expect([plain.states, sym.states]).toEqual([4, 3]);
+    expect(sym.warpSymmetry).toBe(true);
+    expect(verdictOf(sym)).toBe('deadlock/livelock/');
+    checkFindings(m, sym, text);
+  });
+
+  it('keeps a warp that may still read its thread id at its index (pinned)', () => {
+    // The arrival kernel with the id read after the atomic: warp 1 may take ticket 0 and trap.
+    // Both warps are pinned until they read SR_TID.X, so both orders are kept; the planted bug
+    // that sorts them anyway keeps one ticket order per class.
+    const text = [
+      '// @warpcheck warp-size=1 warps=2 mem[0x100]=0',
+      'MOV R2, 0x100',
+      'MOV R3, 0x1',
+      'ATOMS.ADD R0, [R2], R3',
+      'S2R R1, SR_TID.X',
+      'ISETP.NE.AND P0, PT, R0, R1, PT',
+      '@P0 BPT.TRAP 0x1',
+      'EXIT',
+    ].join('\n');
+    const m = machineOf(text, 'its');
+    const plain = explore(m, budget, undefined, { reduce: { warpSymmetry: false } });
+    const sym = explore(m, budget);
+    const bug = explore(m, budget, undefined, { plantUnsoundWarpSymmetry: 'permute-pinned' });
+    // Ticket 0 to warp 0 terminates, ticket 0 to warp 1 traps: both outcomes, no state merged.
+    expect(outcomes(plain)).toEqual(['terminates//', 'trap//']);
+    expect(outcomes(sym)).toEqual(outcomes(plain));
+    expect(sym.states).toBe(plain.states);
+    // The bug keeps one ticket order — the warp seen first (at the atomic) sorts first, so warp 1
+    // holds ticket 0 — and every run of it traps.
+    expect(outcomes(bug)).toEqual(['trap//']);
+  });
+
+  // The spinlock of seed 000 Fig. 3 (scenarios/spinlock.sass) at K = 2, 3: a livelock on the SIMT
+  // stack (§III: the lock holder waits at the IPDOM while the others spin) and termination under
+  // ITS (§IV), with and without warp symmetry; the symmetric search stores fewer states.
+  const spinlock = existsSync(SPINLOCK) ? readFileSync(SPINLOCK, 'utf8') : null;
+  for (const [mech, expected] of [
+    ['simt-stack', 'deadlock/livelock/'],
+    ['its', 'terminates//'],
+  ] as const)
+    for (const K of [2, 3])
+      it(`spinlock, ${mech}, K = ${K}, W = 2: ${expected}, with fewer states`, () => {
+        if (!spinlock) return void console.warn(`skipped: ${SPINLOCK} is absent`);
+        const m = machineOf(spinlock, mech, { launch: { warps: K, warpSize: 2 } });
+        const big = { ...budget, maxStates: 200_000 };
+        const plain = explore(m, big, undefined, { reduce: { warpSymmetry: false } });
+        const sym = explore(m, big);
+        expect(verdictOf(plain)).toBe(expected);
+        expect(verdictOf(sym)).toBe(expected);
+        expect(outcomes(sym)).toEqual(outcomes(plain));
+        expect(sym.states).toBeLessThan(plain.states);
+        checkFindings(m, sym, `spinlock ${mech} K=${K}`);
+      });
 });
