@@ -562,6 +562,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'run only shard i of n: the law × mechanism pairs whose place in the campaign is i-1 modulo n (for a CI matrix; put the --json outputs together with --merge)',
     )
     .option(
+      '--no-warp-symmetry',
+      "the laws' searches keep states that differ only by exchanging warps apart (warp symmetry, docs/semantics.md §15)",
+    )
+    .option(
       '--merge <files...>',
       'instead of running, merge the --json outputs of the shards of one campaign into the table (or, with --json, the document) that the unsharded run prints',
     )
@@ -598,6 +602,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           save: o['save'] === false ? false : (o['save'] as string),
           json: o['json'] as boolean,
           ...(o['maxTime'] !== undefined ? { maxTime: o['maxTime'] as number } : {}),
+          ...(o['warpSymmetry'] === false ? { warpSymmetry: false } : {}),
         },
         io,
       );
