@@ -4,6 +4,8 @@
  * - the spinlock (`scenarios/spinlock.sass`) on every mechanism at W = 32, K = 2, 3, 4 warps;
  * - the per-thread spinlock (`its`, `grouping=single`) at 4, 6, 8 threads in one warp.
  * and writes the table into `bench/RESULTS.md` between its markers (`--no-write`: print only).
+ * With `--warp-symmetry` it compares instead the search without and with warp symmetry (issue 10
+ * item 2, both with partial-order reduction) on the spinlock rows, into its own section.
  * Budgets per search: `--timeout S` seconds (default 10) and 2,000,000 states; `--warps 2,3`
  * narrows the rows; `--no-plain` skips the unreduced searches (the slow half).
  */
@@ -18,8 +20,11 @@ import { writeResultsSection } from './cli.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
-const BEGIN = '<!-- por:begin (written by `npm run bench:por`; do not edit) -->';
-const END = '<!-- por:end -->';
+const wsym = process.argv.includes('--warp-symmetry');
+const BEGIN = wsym
+  ? '<!-- wsym:begin (written by `npm run bench:wsym`; do not edit) -->'
+  : '<!-- por:begin (written by `npm run bench:por`; do not edit) -->';
+const END = wsym ? '<!-- wsym:end -->' : '<!-- por:end -->';
 const FILE = 'scenarios/spinlock.sass';
 
 const argv = process.argv.slice(2);
@@ -45,6 +50,7 @@ function run(
   w: number,
   k: number,
   por: boolean,
+  warpSymmetry = false,
 ): Run {
   const text = readFileSync(ROOT + FILE, 'utf8');
   const loaded = loadProgram(text, FILE);
@@ -67,7 +73,7 @@ function run(
     m.value,
     { maxStates: 2_000_000, maxDepth: 100_000, timeoutMs: timeoutS * 1000 },
     undefined,
-    { reduce: { partialOrder: por } },
+    { reduce: { partialOrder: por, warpSymmetry } },
   );
   const cpu = process.cpuUsage(t0);
   const verdict = r.verdict + (r.kind ? `/${r.kind}` : '') + (r.bound ? ` (${r.bound})` : '');
@@ -85,7 +91,9 @@ lines.push(
     .join(', ')}`,
   `- budgets per search: ${timeoutS} s, 2,000,000 states; lane symmetry on; CPU seconds of this process (user + system)`,
   '',
-  '| rows | mechanism | W | K | plain verdict | plain states | plain CPU s | POR verdict | POR states | POR CPU s |',
+  wsym
+    ? '| rows | mechanism | W | K | POR verdict | POR states | POR CPU s | POR + warp symmetry verdict | states | CPU s |'
+    : '| rows | mechanism | W | K | plain verdict | plain states | plain CPU s | POR verdict | POR states | POR CPU s |',
   '| --- | --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |',
 );
 const row = (label: string, mech: string, w: number, k: number, plain: Run | null, por: Run) => {
@@ -97,17 +105,17 @@ let total = 0;
 for (const k of warpCounts) {
   let sum = 0;
   for (const { id } of MECHANISMS) {
-    const por = run(id, {}, 32, k, true);
-    const plain = plainToo ? run(id, {}, 32, k, false) : null;
+    const por = wsym ? run(id, {}, 32, k, true, true) : run(id, {}, 32, k, true);
+    const plain = !plainToo ? null : wsym ? run(id, {}, 32, k, true) : run(id, {}, 32, k, false);
     sum += por.cpuS;
     row('spinlock', id, 32, k, plain, por);
   }
   lines.push(
-    `| spinlock, all mechanisms | (POR total) | 32 | ${k} | | | | | | ${sum.toFixed(2)} |`,
+    `| spinlock, all mechanisms | (${wsym ? 'symmetric' : 'POR'} total) | 32 | ${k} | | | | | | ${sum.toFixed(2)} |`,
   );
   total += sum;
 }
-for (const t of threadCounts) {
+for (const t of wsym ? [] : threadCounts) {
   const por = run('its', { grouping: 'single' }, t, 1, true);
   const plain = plainToo ? run('its', { grouping: 'single' }, t, 1, false) : null;
   row('per-thread spinlock', 'its grouping=single', t, 1, plain, por);
@@ -116,6 +124,12 @@ process.stderr.write(`POR CPU s over the spinlock rows: ${total.toFixed(2)}\n`);
 const table = lines.join('\n');
 if (!write) console.log(table);
 else {
-  await writeResultsSection(RESULTS, BEGIN, END, 'Partial-order reduction (issue 10)', table);
+  await writeResultsSection(
+    RESULTS,
+    BEGIN,
+    END,
+    wsym ? 'Warp symmetry (issue 10 item 2)' : 'Partial-order reduction (issue 10)',
+    table,
+  );
   console.log(`wrote ${RESULTS}`);
 }

@@ -26,6 +26,13 @@ interface CheckJson {
 }
 
 describe('warpcheck check', () => {
+  it('runs the laws without warp symmetry on --no-warp-symmetry, and says so in the reproduce line', async () => {
+    const args = ['check', '--property', 'termination', '--mechanism', 'its', '--runs', '10'];
+    const r = await run([...args, '--seed', '3', '--no-save', '--no-warp-symmetry']);
+    expect(r.code).toBe(0);
+    expect(r.err + r.out).toMatch(/--seed 3 --no-warp-symmetry/);
+  });
+
   it('finds the spin-loop livelock on simt-stack, shrinks it to 2 lanes and a few instructions, saves it, and replay reproduces it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-check-'));
     const args = ['check', '--property', 'termination', '--runs', '200', '--seed', '1'];

@@ -30,6 +30,8 @@ export interface CheckArgs {
   readonly workers: number;
   /** Run only shard `index` of `count` of the law × mechanism pairs (`checkReport.ts`). */
   readonly shard?: { readonly index: number; readonly count: number };
+  /** Warp symmetry in the laws' searches (`--no-warp-symmetry`: false). */
+  readonly warpSymmetry?: boolean;
 }
 
 /** Resolves a comma list against known ids; 'all' is every one. */
@@ -119,6 +121,7 @@ export async function runCheck(a: CheckArgs, io: Io): Promise<number> {
     runs: a.runs,
     seed,
     ...(a.maxTime ? { maxTimeMs: a.maxTime * 1000 } : {}),
+    ...(a.warpSymmetry === false ? { warpSymmetry: false } : {}),
   }));
   const results = await runCampaigns(jobs, a.workers, progress);
   // Saved here, in pair order, whichever thread ran the campaign.
@@ -133,7 +136,7 @@ export async function runCheck(a: CheckArgs, io: Io): Promise<number> {
               law.id,
               mechanism,
               c,
-              `warpcheck ${VERSION} check --property ${law.id} --mechanism ${mechanism} --runs ${a.runs} --seed ${seed}`,
+              `warpcheck ${VERSION} check --property ${law.id} --mechanism ${mechanism} --runs ${a.runs} --seed ${seed}${a.warpSymmetry === false ? ' --no-warp-symmetry' : ''}`,
             ),
           );
     return rowOf(pair, result, saved);
@@ -153,7 +156,7 @@ export async function runCheck(a: CheckArgs, io: Io): Promise<number> {
     printReport(report, io);
     const shardArg = shard ? ` --shard ${shard.index}/${shard.count}` : '';
     io.out(
-      `\nseed ${seed}; reproduce with: warpcheck check --property ${a.property} --mechanism ${a.mechanism} --runs ${a.runs} --seed ${seed}${shardArg}\n`,
+      `\nseed ${seed}; reproduce with: warpcheck check --property ${a.property} --mechanism ${a.mechanism} --runs ${a.runs} --seed ${seed}${shardArg}${a.warpSymmetry === false ? ' --no-warp-symmetry' : ''}\n`,
     );
   }
   return reportStatus(report);

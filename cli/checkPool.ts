@@ -4,7 +4,12 @@
  * (law, mechanism, runs, seed) — fast-check draws every kernel from the seed — so the results are
  * those of one thread, returned in the order of `jobs`.
  */
-import { findLaw, runCampaign, type CampaignResult } from '../properties/laws/index.ts';
+import {
+  DEFAULT_BUDGET,
+  findLaw,
+  runCampaign,
+  type CampaignResult,
+} from '../properties/laws/index.ts';
 import { runOnWorkers } from './workerPool.ts';
 
 /** One campaign to run: a law on a mechanism. */
@@ -14,6 +19,8 @@ export interface CampaignJob {
   readonly runs: number;
   readonly seed: number;
   readonly maxTimeMs?: number;
+  /** False: the laws' searches run without warp symmetry (`check --no-warp-symmetry`). */
+  readonly warpSymmetry?: boolean;
 }
 
 /** Kernels generated so far by campaign `index`. */
@@ -27,6 +34,7 @@ export function runJob(job: CampaignJob, onRun: (done: number) => void): Campaig
     runs: job.runs,
     seed: job.seed,
     ...(job.maxTimeMs !== undefined ? { maxTimeMs: job.maxTimeMs } : {}),
+    ...(job.warpSymmetry === false ? { budget: { ...DEFAULT_BUDGET, warpSymmetry: false } } : {}),
     onRun,
   });
 }

@@ -105,6 +105,23 @@ describe('warpcheck explore', () => {
     expect(json.results.map((x) => x.verdict)).toEqual(['terminates', 'deadlock']);
   });
 
+  it('says in the JSON whether warp symmetry ran, and --no-warp-symmetry turns it off', async () => {
+    const args = ['explore', spinlock, '--mechanism', 'its', '--warps', '2', '--warp-size', '2'];
+    const on = await run([...args, '--no-save', '--json']);
+    const off = await run([...args, '--no-warp-symmetry', '--no-save', '--json']);
+    type Out = {
+      budgets: { warpSymmetry: boolean };
+      results: { verdict: string; states: number; warpSymmetry: boolean }[];
+    };
+    const a = JSON.parse(on.out) as Out;
+    const b = JSON.parse(off.out) as Out;
+    expect([a.budgets.warpSymmetry, a.results[0]!.warpSymmetry]).toEqual([true, true]);
+    expect([b.budgets.warpSymmetry, b.results[0]!.warpSymmetry]).toEqual([false, false]);
+    expect(a.results[0]!.verdict).toBe('terminates');
+    expect(b.results[0]!.verdict).toBe('terminates');
+    expect(a.results[0]!.states).toBeLessThan(b.results[0]!.states);
+  });
+
   it('reports bound-reached, never terminates, when the budget runs out', async () => {
     const r = await run([
       'explore',

@@ -35,6 +35,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly partialOrder?: boolean;
   /** EXIT priority among an `its` warp's lane groups (`--no-exit-priority` turns it off). */
   readonly exitPriority?: boolean;
+  /** Warp symmetry (`--no-warp-symmetry` turns it off; issue 10 item 2). */
+  readonly warpSymmetry?: boolean;
   readonly save: string | false;
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
@@ -219,6 +221,7 @@ function printJson(
           laneSymmetry: a.laneSymmetry !== false,
           por: a.partialOrder !== false,
           exitPriority: a.exitPriority !== false,
+          warpSymmetry: a.warpSymmetry !== false,
           widen: a.widen ?? 0,
         },
         results: rows.map((r) => ({
@@ -236,6 +239,7 @@ function printJson(
           laneSymmetry: r.result.laneSymmetry,
           por: r.result.partialOrder ?? false,
           exitPriority: r.result.exitPriority ?? null,
+          warpSymmetry: r.result.warpSymmetry ?? false,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,
             kind: f.kind,

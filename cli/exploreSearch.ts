@@ -48,6 +48,7 @@ export function searchMachine(
           reduce: {
             partialOrder: a.partialOrder !== false,
             exitPriority: a.exitPriority !== false,
+            warpSymmetry: a.warpSymmetry !== false,
           },
         },
       );

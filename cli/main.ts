@@ -157,6 +157,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'let lanes wait at an EXIT while other lane groups of their its warp run, instead of exiting them first (EXIT priority, docs/semantics.md §14.1)',
     )
     .option(
+      '--no-warp-symmetry',
+      'keep states that differ only by exchanging warps that can no longer read their own index apart (warp symmetry, docs/semantics.md §15)',
+    )
+    .option(
       '--widen <N>',
       'after N turns of a loop taken after a branch on an unknown value, a lane forgets what the loop writes (0: never); findings after it are possible',
       nonNegativeInt('--widen'),
@@ -241,6 +245,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           laneSymmetry: o['symmetry'] !== false,
           partialOrder: o['por'] !== false,
           exitPriority: o['exitPriority'] !== false,
+          warpSymmetry: o['warpSymmetry'] !== false,
           ...(o['random'] !== undefined
             ? {
                 random: {
@@ -562,6 +567,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'run only shard i of n: the law × mechanism pairs whose place in the campaign is i-1 modulo n (for a CI matrix; put the --json outputs together with --merge)',
     )
     .option(
+      '--no-warp-symmetry',
+      "the laws' searches keep states that differ only by exchanging warps apart (warp symmetry, docs/semantics.md §15)",
+    )
+    .option(
       '--merge <files...>',
       'instead of running, merge the --json outputs of the shards of one campaign into the table (or, with --json, the document) that the unsharded run prints',
     )
@@ -598,6 +607,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           save: o['save'] === false ? false : (o['save'] as string),
           json: o['json'] as boolean,
           ...(o['maxTime'] !== undefined ? { maxTime: o['maxTime'] as number } : {}),
+          ...(o['warpSymmetry'] === false ? { warpSymmetry: false } : {}),
         },
         io,
       );

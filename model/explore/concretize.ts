@@ -14,6 +14,15 @@ export interface ClassPath {
   readonly ids: readonly number[];
   /** The representative's choices along `ids` (one fewer than ids). */
   readonly hint: readonly number[];
+  /**
+   * Under warp symmetry, for a lasso's cycle (`trackedFairness.ts`): per step, the index of the
+   * warp that issues it in the representative, and σ, the permutation to the next
+   * representative. With a `track`, the walk issues exactly that warp, so each concrete warp
+   * follows the tracked path the fair-cycle pass chose (another warp's step into the same class
+   * could starve a warp the turn was fair to).
+   */
+  readonly warps?: readonly number[];
+  readonly perms?: readonly number[];
 }
 
 /** `s` is in the class of stored state `id`. */
@@ -25,16 +34,30 @@ export function walkClasses(
   from: MachineState,
   path: ClassPath,
   inClass: InClass,
+  /** Warp symmetry: track[j] = the concrete warp at the representative's index j (updated). */
+  track: Int32Array | null = null,
 ): { schedule: number[]; state: MachineState } | null {
   const schedule: number[] = [];
   let s = from;
+  const tracked = track && path.warps && path.perms ? track : null;
   for (let i = 0; i + 1 < path.ids.length; i++) {
     const succ = machine.successors(s);
     const target = path.ids[i + 1]!;
-    const c = pick(succ, path.hint[i]!, (t) => t.next !== null && inClass(t.next, target));
+    const w = tracked ? tracked[path.warps![i]!]! : -1;
+    const c = pick(
+      succ,
+      path.hint[i]!,
+      (t) => (w < 0 || t.warp === w) && t.next !== null && inClass(t.next, target),
+    );
     if (c < 0) return null;
     schedule.push(c);
     s = succ[c]!.next!;
+    if (tracked) {
+      // The warp at index j of this representative is at σ(j) in the next one.
+      const before = Int32Array.from(tracked);
+      const sigma = path.perms![i]!;
+      for (let j = 0; j < before.length; j++) tracked[(sigma >>> (3 * j)) & 7] = before[j]!;
+    }
   }
   return { schedule, state: s };
 }
@@ -70,17 +93,21 @@ export function exactLasso(
   cycle: ClassPath,
   inClass: InClass,
   maxTurns = 64,
+  /** Warp symmetry: which concrete warp is at each index of the cycle's first representative. */
+  match: ((s: MachineState) => Int32Array | null) | null = null,
 ): { prefix: number[]; cycle: number[] } | null {
   const seen = new Map<string, number>();
   const turns: number[][] = [];
   let s = prefixEnd;
+  const track = match && cycle.warps ? match(prefixEnd) : null;
+  if (match && cycle.warps && !track) return null;
   for (let t = 0; t <= maxTurns; t++) {
     const k = machine.behaviourKey(s);
     const first = seen.get(k);
     if (first !== undefined)
       return { prefix: turns.slice(0, first).flat(), cycle: turns.slice(first).flat() };
     seen.set(k, t);
-    const turn = walkClasses(machine, s, cycle, inClass);
+    const turn = walkClasses(machine, s, cycle, inClass, track);
     if (!turn) return null;
     turns.push(turn.schedule);
     s = turn.state;

@@ -345,7 +345,8 @@ describe('lassos are fair cycles', () => {
     const text = '// @warpcheck warp-size=2 warps=2\nloop:\nNOP\nBRA loop';
     const { machine, result } = runListing(text, 'simt-stack');
     expect(result.kind).toBe('livelock');
-    expect(result.states).toBe(4);
+    // Each warp at NOP or BRA: 4 states; with warp symmetry (default) the two mixed ones are one.
+    expect(result.states).toBe(3);
     checkReplays(machine, result);
   });
 });

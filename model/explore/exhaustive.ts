@@ -8,6 +8,7 @@ import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
 import { groupPriority, type PlantUnsoundGroups } from './groupPriority.ts';
+import { WarpSymmetry, type PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
 export interface Budget {
@@ -48,6 +49,8 @@ export interface ExploreResult {
    * how many distinct warp states it expanded an exiting group alone.
    */
   readonly exitPriority?: { readonly applied: number };
+  /** The search ran with warp symmetry (`warpSymmetry.ts`): states up to permuting free warps. */
+  readonly warpSymmetry?: boolean;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -76,12 +79,20 @@ export interface Reductions {
    * other group moves. Deadlocks, stops, terminal states and fair cycles are preserved.
    */
   readonly exitPriority: boolean;
+  /**
+   * Warp symmetry (`warpSymmetry.ts`, docs/semantics.md §15): states equal up to a permutation
+   * of warps that can no longer read their own index are one state; livelocks are decided with
+   * each warp tracked through the permutations (`trackedFairness.ts`). Applies with two or more
+   * warps on a per-warp mechanism.
+   */
+  readonly warpSymmetry: boolean;
 }
 
 export const defaultReductions: Reductions = {
   deadValues: true,
   partialOrder: true,
   exitPriority: true,
+  warpSymmetry: true,
 };
 
 export interface ExploreOptions {
@@ -90,6 +101,8 @@ export interface ExploreOptions {
   readonly plantUnsoundPor?: PlantUnsoundPor;
   /** A planted bug for the EXIT-priority soundness law; never set outside tests. */
   readonly plantUnsoundGroups?: PlantUnsoundGroups;
+  /** A planted bug for the warp-symmetry soundness law; never set outside tests. */
+  readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
 }
 
 /**
@@ -135,6 +148,13 @@ export function explore(
   const groups = reduce.exitPriority ? groupPriority(machine, options.plantUnsoundGroups) : null;
   const visited = new VisitedStates(machine, reduced);
   const { tuple, depthOf } = visited;
+  const sym =
+    reduce.warpSymmetry && K > 1 && machine.warpPinned
+      ? new WarpSymmetry(machine, visited, options.plantUnsoundWarpSymmetry ?? null)
+      : null;
+  /** Per edge under warp symmetry: σ from the computed successor to its canonical form. */
+  const edgePerm = sym ? int32() : null;
+  const identity = sym ? sym.identity : 0;
   const parentTuple = new Int32Array(K + 1);
   const edgeStart = int32();
   const edgeTo = int32();
@@ -163,8 +183,12 @@ export function explore(
   };
   const warpId = (ws: WarpState): number => visited.warpId(ws);
   const memId = (m: Memory): number => visited.memId(m);
-  const add = (from: number, choice: number, depth: number): number =>
-    visited.add(from, choice, depth);
+  /** σ of the last `add` (warp symmetry puts `tuple` in canonical order first). */
+  let lastPerm = identity;
+  const add = (from: number, choice: number, depth: number): number => {
+    if (sym) lastPerm = sym.canon(tuple);
+    return visited.add(from, choice, depth);
+  };
 
   // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
   const cache = new LocalSteps(machine, visited, por, pcFair, groups);
@@ -186,11 +210,13 @@ export function explore(
       for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
       tuple[k] = stepWarp.get(e);
       tuple[K] = stepMem.get(e);
+      if (sym) sym.canon(tuple);
       const id = visited.find();
       if (id >= 0 && depthOf.get(id) <= d) return false;
     }
     return true;
   };
+  const amplePerm: number[] = [];
 
   const init = machine.initial();
   for (let k = 0; k < K; k++) tuple[k] = warpId(init.warps[k]!);
@@ -322,6 +348,7 @@ export function explore(
         const acyclic = localAcyclic.get(locals[ample]!) === 1;
         full = false;
         ampleTo.length = 0;
+        amplePerm.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
@@ -329,6 +356,7 @@ export function explore(
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
+          amplePerm.push(lastPerm);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
           if (proviso && !acyclic && to < size && depthOf.get(to) <= d) full = true;
         }
@@ -343,13 +371,17 @@ export function explore(
           // Left out by the reduction: a placeholder keeps edge indices equal to choices.
           edgeTo.push(NOT_EXPANDED);
           edgeStep.push(e);
+          edgePerm?.push(identity);
           continue;
         }
         transitions++;
         let to = -1;
+        let perm = identity;
         const stop = stepStop.get(e);
-        if (inAmple) to = ampleTo[e - ampleFrom]!;
-        else if (stop >= 0) {
+        if (inAmple) {
+          to = ampleTo[e - ampleFrom]!;
+          perm = amplePerm[e - ampleFrom]!;
+        } else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;
           else
@@ -368,10 +400,12 @@ export function explore(
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           to = add(head, c, d + 1);
+          perm = lastPerm;
         }
         if (stepUnknown.get(e)) sawUnknownChoice = true;
         edgeTo.push(to);
         edgeStep.push(e);
+        edgePerm?.push(perm);
       }
     }
   }
@@ -435,6 +469,8 @@ export function explore(
           stepPc: stepPc.view(),
         }
       : null,
+    edgePerm:
+      edgePerm && options.plantUnsoundWarpSymmetry !== 'index-fairness' ? edgePerm.view() : null,
   };
   const cycles = findFairCycles(graph);
   const { findings: out, unreplayable } = buildFindings(
@@ -447,7 +483,8 @@ export function explore(
       parentChoice: visited.parentChoice.view(),
       first: findings,
       occurrences,
-      inClass: visited.inClass,
+      inClass: sym ? sym.inClass : visited.inClass,
+      matchWarps: sym ? sym.match : null,
     },
     cycles,
   );
@@ -491,6 +528,7 @@ export function explore(
     laneSymmetry: machine.symmetric,
     partialOrder: por !== null,
     ...(groups ? { exitPriority: { applied: cache.exitPriority } } : {}),
+    warpSymmetry: sym !== null,
     terminalStates,
     notes,
   };

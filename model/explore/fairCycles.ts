@@ -12,6 +12,8 @@
  * livelock. (A smaller cycle inside it that avoids that branch could still be one; we do not
  * search for it — livelocks on opaque code are under-approximated, and the report says so.)
  */
+import { TrackScratch, trackedFair, trackedLasso } from './trackedFairness.ts';
+
 export interface Graph {
   /** States 0..expanded-1 have their edges recorded; the rest have none. */
   readonly expanded: number;
@@ -46,6 +48,12 @@ export interface Graph {
     readonly pcs: Int32Array;
     readonly stepPc: Int32Array;
   } | null;
+  /**
+   * Warp symmetry (`warpSymmetry.ts`): per edge, the permutation σ (packed, `permAt`) from the
+   * successor as computed to its stored canonical form. When set, warp fairness is decided on the
+   * product with a tracked warp (`trackedFairness.ts`); null or absent: warps keep their indices.
+   */
+  readonly edgePerm?: Int32Array | null;
 }
 
 export interface Lasso {
@@ -62,19 +70,21 @@ export interface Lasso {
  */
 export function findFairCycles(g: Graph): { count: number; lasso: Lasso | null } {
   const scratch = new FairScratch(g.warps);
+  const track = new TrackScratch();
   let count = 0;
   let best = -1;
   // Each component is checked as Tarjan pops it, straight from the stack (no sorting by
   // component); almost all are single states without a self-loop.
   const comp = sccs(g, (comp, members, from, to, c) => {
     if (!hasInternalEdge(g, comp, members, from, to, c)) return;
-    if (!isFair(g, comp, members, from, to, c, scratch)) return;
+    if (!isFair(g, comp, members, from, to, c, scratch, track)) return;
     count++;
     let min = members[from]!;
     for (let i = from + 1; i < to; i++) if (members[i]! < min) min = members[i]!;
     if (best === -1 || min < best) best = min;
   });
-  return { count, lasso: best === -1 ? null : lassoOf(g, comp, best) };
+  if (best === -1) return { count, lasso: null };
+  return { count, lasso: g.edgePerm ? trackedLasso(g, comp, best) : lassoOf(g, comp, best) };
 }
 
 function hasInternalEdge(
@@ -113,6 +123,7 @@ function isFair(
   to: number,
   c: number,
   scratch: FairScratch,
+  track: TrackScratch,
 ): boolean {
   const K = g.warps;
   let alwaysEnabled = 0xff;
@@ -135,6 +146,8 @@ function isFair(
     }
     if (unknown && leavesOnUnknown(g, comp, s, c)) return false;
   }
+  // Under warp symmetry the indices move along edges: fairness per tracked warp.
+  if (g.edgePerm) return trackedFair(g, comp, order, from, to, c, track);
   for (let w = 0; w < K; w++) {
     if ((alwaysEnabled >> w) & 1 && !((takenWarps >> w) & 1)) return false;
     if (g.readyLanes && (alwaysReady[w]! & ~takenLanes[w]!) >>> 0 !== 0) return false;

@@ -28,6 +28,8 @@ export interface SearchRecord {
   /** Per outcome id, occurrences as (state, ending choice or -1) pairs, up to a cap. */
   readonly occurrences: ReadonlyMap<string, readonly number[]>;
   readonly inClass: InClass;
+  /** Warp symmetry (`warpSymmetry.ts`): the concrete warp at each index of stored state `id`. */
+  readonly matchWarps?: ((s: MachineState, id: number) => Int32Array | null) | null;
 }
 
 /**
@@ -141,7 +143,18 @@ export function buildFindings(
     for (const c of cycles.lasso.cycle) cycleIds.push(edgeTo[edgeStart[cycleIds.at(-1)!]! + c]!);
     const walked = walkClasses(machine, machine.initial(), classPath(entryIds), inClass);
     const lasso = walked
-      ? exactLasso(machine, walked.state, { ids: cycleIds, hint: cycles.lasso.cycle }, inClass)
+      ? exactLasso(
+          machine,
+          walked.state,
+          {
+            ids: cycleIds,
+            hint: cycles.lasso.cycle,
+            ...trackOf(graph, cycleIds, cycles.lasso.cycle),
+          },
+          inClass,
+          64,
+          r.matchWarps ? (s) => r.matchWarps!(s, cycles.lasso!.entry) : null,
+        )
       : null;
     if (!lasso) unreplayable++;
     const prefix =
@@ -169,6 +182,20 @@ export function buildFindings(
     });
   }
   return { findings: out, unreplayable };
+}
+
+/** Under warp symmetry: the issuing warp index and σ of each step of a cycle (`ClassPath`). */
+function trackOf(
+  g: Graph,
+  ids: readonly number[],
+  choices: readonly number[],
+): { warps?: number[]; perms?: number[] } {
+  if (!g.edgePerm) return {};
+  const edges = choices.map((c, i) => g.edgeStart[ids[i]!]! + c);
+  return {
+    warps: edges.map((e) => g.stepWarp[g.edgeStep[e]!]!),
+    perms: edges.map((e) => g.edgePerm![e]!),
+  };
 }
 
 /** The message of a blocked state: which lanes of which warps have not exited. */

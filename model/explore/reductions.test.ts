@@ -18,8 +18,11 @@ import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
-/** Each reduction is checked alone: partial-order reduction has its own law (partialOrder.test.ts). */
-const noPor = { reduce: { partialOrder: false, exitPriority: false } };
+/**
+ * Each reduction is checked alone: partial-order reduction, EXIT priority and warp symmetry have
+ * their own laws (partialOrder.test.ts, groupPriority.test.ts, warpSymmetry.test.ts).
+ */
+const noPor = { reduce: { partialOrder: false, exitPriority: false, warpSymmetry: false } };
 
 const configs: readonly { mech: string; options: Record<string, string> }[] = [
   { mech: 'its', options: {} },
@@ -83,10 +86,15 @@ describe('dead-value reduction', () => {
         (k, { mech, options }, atomicOrder) => {
           const machine = machineOf(k.text, mech, { options, atomicOrder });
           const plain = explore(machine, budget, undefined, {
-            reduce: { deadValues: false, partialOrder: false, exitPriority: false },
+            reduce: {
+              deadValues: false,
+              partialOrder: false,
+              exitPriority: false,
+              warpSymmetry: false,
+            },
           });
           const reduced = explore(machine, budget, undefined, {
-            reduce: { deadValues: true, partialOrder: false },
+            reduce: { deadValues: true, partialOrder: false, warpSymmetry: false },
           });
           if (plain.bound !== null || reduced.bound !== null) return;
           compared++;
@@ -118,10 +126,15 @@ describe('dead-value reduction', () => {
           ({ text }, { mech, options }) => {
             const machine = machineOf(text, mech, { options, plantUnsoundRelevance: true });
             const plain = explore(machine, budget, undefined, {
-              reduce: { deadValues: false, partialOrder: false, exitPriority: false },
+              reduce: {
+                deadValues: false,
+                partialOrder: false,
+                exitPriority: false,
+                warpSymmetry: false,
+              },
             });
             const reduced = explore(machine, budget, undefined, {
-              reduce: { deadValues: true, partialOrder: false },
+              reduce: { deadValues: true, partialOrder: false, warpSymmetry: false },
             });
             if (plain.bound !== null || reduced.bound !== null) return;
             expect(verdictOf(reduced)).toBe(verdictOf(plain));
@@ -149,7 +162,7 @@ describe('dead-value reduction', () => {
     ].join('\n');
     const its = machineOf(text, 'its');
     const plain = explore(its, { ...budget, maxStates: 200_000 }, undefined, {
-      reduce: { deadValues: false, partialOrder: false, exitPriority: false },
+      reduce: { deadValues: false, partialOrder: false, exitPriority: false, warpSymmetry: false },
     });
     const reduced = explore(its, budget, undefined, noPor);
     expect(plain.verdict).toBe('terminates');
@@ -199,7 +212,12 @@ describe('the explorer without reductions', () => {
         const n = naive(machine, 5_000);
         if (!n.complete) return;
         const r = explore(machine, budget, undefined, {
-          reduce: { deadValues: false, partialOrder: false, exitPriority: false },
+          reduce: {
+            deadValues: false,
+            partialOrder: false,
+            exitPriority: false,
+            warpSymmetry: false,
+          },
         });
         expect(r.states).toBe(n.states);
         expect(r.transitions).toBe(n.transitions);

@@ -1,3 +1,4 @@
+import { warpPins } from './warpPins.ts';
 import { initialLaneData } from '../lanes/laneData.ts';
 import { memoryOf } from '../lanes/memory.ts';
 import { issueSteps } from './issueSteps.ts';
@@ -126,6 +127,7 @@ export function createMachine(spec: MachineSpec): Machine {
     symmetric,
     memoryRelevant: live ? live.memoryRelevant : true,
     symmetryOff: setup.symmetryOff,
+    warpPinned: warpPins(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
     warpSteps,
   };

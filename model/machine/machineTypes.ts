@@ -134,6 +134,11 @@ export interface Machine {
   /** The same machine without lane symmetry. */
   withoutSymmetry(): Machine;
   /**
+   * Warp symmetry (`warpPins.ts`): whether warp `ws` may still read its own index and so must
+   * keep it; null when warp symmetry never applies (a block mechanism).
+   */
+  readonly warpPinned: ((ws: WarpState) => boolean) | null;
+  /**
    * The steps of warp `k` alone, in state `ws` with memory `mem` (the other warps play no part in
    * them): `successors` restricted to that warp, with each step's next warp and memory. The
    * explorer caches these per (k, warp, memory).

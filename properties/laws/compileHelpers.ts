@@ -6,7 +6,8 @@
  * framework here: the CLI runs them too).
  */
 import { compileTuring, printCompiled, type TuringOptions } from '../../model/compile/index.ts';
-import { explore, type ExploreResult } from '../../model/explore/exhaustive.ts';
+import type { ExploreResult } from '../../model/explore/exhaustive.ts';
+import { budgetKey, lawExplore } from './lawExplore.ts';
 import { formatDiagnostic } from '../../model/isa/program.ts';
 import { parseSass } from '../../model/isa/parseSass.ts';
 import { readReg } from '../../model/lanes/laneData.ts';
@@ -126,10 +127,10 @@ export function deterministic(k: GeneratedKernel): boolean {
 /** Per kernel text and budget, the verdict of the source on `its` (shared by (a) and (b)). */
 const refCache = new Map<string, ExploreResult>();
 export function sourceOnIts(text: string, budget: Budget): ExploreResult {
-  const key = `${budget.maxStates}/${budget.maxDepth}/${budget.timeoutMs}\n${text}`;
+  const key = `${budgetKey(budget)}\n${text}`;
   let r = refCache.get(key);
   if (!r) {
-    r = explore(machineOfText(text, 'its', {}, false), budget);
+    r = lawExplore(machineOfText(text, 'its', {}, false), budget);
     if (r.bound !== 'time') {
       if (refCache.size >= 5_000) refCache.delete(refCache.keys().next().value!);
       refCache.set(key, r);
@@ -168,7 +169,7 @@ export function preservesLanes(
   if (mechanism !== 'its') {
     // Hanoi departs from its on the plain source itself (a `refines-its` violation: WARPSYNC at two
     // instructions, the one waiting mask — docs/semantics.md, hanoi): the pass cannot be blamed.
-    const plain = explore(machineOfText(k.text, mechanism, options), budget);
+    const plain = lawExplore(machineOfText(k.text, mechanism, options), budget);
     if (plain.verdict === 'violation')
       return { ok: 'pre', reason: `${mechanism} departs on the source` };
   }
@@ -180,7 +181,7 @@ export function preservesLanes(
   // nesting allocation emits), where Hanoi keeps it waiting until the outer region reconverges —
   // a refinement departure that changes no lane's trace (docs/findings.md, seed 000 Fig. 5).
   const m = machineOfText(out.value.text, mechanism, options, mechanism === 'its');
-  const result = explore(m, budget);
+  const result = lawExplore(m, budget);
   if (result.bound !== null) return { ok: 'skip', reason: `${mechanism}: ${result.bound} budget` };
   const setting = JSON.stringify(compile);
   if (result.verdict !== 'terminates') {
@@ -255,7 +256,7 @@ export function terminatesOnHanoi(
   const out = compiled(text, compile);
   if (!out.ok) throw new Error(`the compile pass rejects a generated kernel: ${out.error}`);
   const m = machineOfText(out.value.text, 'hanoi', options, false);
-  const r = explore(m, budget);
+  const r = lawExplore(m, budget);
   if (r.bound !== null) return { ok: 'skip', reason: `hanoi: ${r.bound} budget` };
   if (r.verdict === 'terminates') return { ok: true };
   const f = r.findings[0]!;

@@ -1,4 +1,4 @@
-import { explore } from '../../model/explore/exhaustive.ts';
+import { lawExplore } from './lawExplore.ts';
 import { build } from './machine.ts';
 import type { Law, LawOutcome } from './types.ts';
 
@@ -18,7 +18,7 @@ export const priorityIndependence: Law = {
   check(kernel, mechanism, o): LawOutcome {
     const results = ORDERS.map((order) => {
       const { machine } = build(kernel, mechanism, { ...o.options, order }, true);
-      return { order, machine, r: explore(machine, o.budget) };
+      return { order, machine, r: lawExplore(machine, o.budget) };
     });
     if (results.some((x) => x.r.bound !== null)) return { ok: 'skip', reason: 'a budget ran out' };
     const text = (x: (typeof results)[number]) =>

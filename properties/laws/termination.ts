@@ -1,4 +1,5 @@
-import { explore, type ExploreResult } from '../../model/explore/exhaustive.ts';
+import type { ExploreResult } from '../../model/explore/exhaustive.ts';
+import { budgetKey, lawExplore } from './lawExplore.ts';
 import { kernelOfText } from './kernels.ts';
 import { build } from './machine.ts';
 import type { CheckOptions, Law } from './types.ts';
@@ -9,10 +10,10 @@ import type { CheckOptions, Law } from './types.ts';
  */
 const cache = new Map<string, Pick<ExploreResult, 'bound' | 'verdict'>>();
 function reference(text: string, budget: CheckOptions['budget']) {
-  const key = `${budget.maxStates}/${budget.maxDepth}/${budget.timeoutMs}\n${text}`;
+  const key = `${budgetKey(budget)}\n${text}`;
   let r = cache.get(key);
   if (!r) {
-    const e = explore(build(kernelOfText(text), 'its', {}, false).machine, budget);
+    const e = lawExplore(build(kernelOfText(text), 'its', {}, false).machine, budget);
     // A time bound depends on the machine's load: not cached.
     if (e.bound !== 'time') {
       if (cache.size >= 20_000) cache.delete(cache.keys().next().value!);
@@ -44,7 +45,7 @@ export const termination: Law = {
     if (ref.bound !== null) return { ok: 'skip', reason: `its: ${ref.bound} budget` };
     if (ref.verdict !== 'terminates') return { ok: 'skip', reason: `its: ${ref.verdict}` };
     const { machine } = build(kernel, mechanism, o.options, false);
-    const r = explore(machine, o.budget);
+    const r = lawExplore(machine, o.budget);
     if (r.verdict === 'terminates') return { ok: true };
     if (r.verdict === 'bound-reached')
       return { ok: 'skip', reason: `${mechanism}: ${r.bound} budget` };

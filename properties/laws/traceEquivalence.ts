@@ -1,4 +1,4 @@
-import { explore } from '../../model/explore/exhaustive.ts';
+import { lawExplore } from './lawExplore.ts';
 import type { Machine } from '../../model/machine/machine.ts';
 import { build, run, type Run } from './machine.ts';
 import { firstDifference, levenshtein } from '../../model/trace/index.ts';
@@ -59,7 +59,7 @@ const laneTraces = (r: Run, W: number): string[] =>
 /** (a) the mechanism refines its: no `refines-its` violation in any interleaving (SEMANTICS §6). */
 function refines(k: GeneratedKernel, mech: string, o: CheckOptions): LawOutcome {
   const { machine } = build(k, mech, o.options, true);
-  const r = explore(machine, o.budget);
+  const r = lawExplore(machine, o.budget);
   const f = r.findings.find((x) => x.property === 'refines-its');
   if (!f) return r.bound !== null ? { ok: 'skip', reason: `${r.bound} budget` } : { ok: true };
   return {

@@ -55,6 +55,8 @@ export interface CheckOptions {
     readonly maxStates: number;
     readonly maxDepth: number;
     readonly timeoutMs: number;
+    /** Warp symmetry (docs/semantics.md §15); on unless false (`check --no-warp-symmetry`). */
+    readonly warpSymmetry?: boolean;
   };
 }
 
