@@ -4,14 +4,15 @@
  * before anything runs. The law (DESIGN.md: "check each reduction by comparing verdicts with and
  * without it"): on the explorer's random kernels (loops, calls, unknown values, W ≤ 3, K ≤ 2) and
  * on generated divergent loops at W = 4, for every path order, the reduced search gives the
- * verdict, kind, property and outcomes of the plain one, and its findings replay. A planted
+ * verdict, kind, property and outcomes of the plain one, and its findings replay; the same on
+ * `opcode-convergent` (its plain entries follow the same rule). A planted
  * unsound rule — a pending path above its reconvergence entry counted as spent — must break it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMachine, type Machine } from '../machine/machine.ts';
 import type { MechanismFactory } from '../mechanisms/mechanism.ts';
-import { resolveOptions } from '../mechanisms/registry.ts';
+import { findMechanism, resolveOptions } from '../mechanisms/registry.ts';
 import {
   createSimtStack,
   isSpent,
@@ -31,21 +32,24 @@ const ORDERS: readonly PathOrder[] = [
   'minority-first',
 ];
 
-/** The SIMT stack with `order`, optionally with the planted bug. */
-function machine(text: string, order: PathOrder, plant: boolean): Machine {
+/** The SIMT stack (or `opcode-convergent`) with `order`, optionally with the planted bug. */
+function machine(text: string, order: PathOrder, plant: boolean, mech = 'simt-stack'): Machine {
   const loaded = load(text);
-  const factory: MechanismFactory = plant
-    ? {
-        ...simtStackFactory,
-        create: (ctx, o) =>
-          createSimtStack(ctx, {
-            order: (o['order'] ?? 'taken-first') as PathOrder,
-            foreign: 'nop',
-            warpsync: 'check',
-            plantUnsoundSpent: true,
-          }) as never,
-      }
-    : simtStackFactory;
+  const factory: MechanismFactory =
+    mech !== 'simt-stack'
+      ? findMechanism(mech)!
+      : plant
+        ? {
+            ...simtStackFactory,
+            create: (ctx, o) =>
+              createSimtStack(ctx, {
+                order: (o['order'] ?? 'taken-first') as PathOrder,
+                foreign: 'nop',
+                warpsync: 'check',
+                plantUnsoundSpent: true,
+              }) as never,
+          }
+        : simtStackFactory;
   const opts = resolveOptions(factory, { order });
   if (!opts.ok) expect.fail(opts.problems.join('; '));
   return createMachine({
@@ -132,8 +136,14 @@ interface Tally {
 }
 
 /** The law on one kernel and order; throws (via expect) when it breaks. */
-function check(text: string, order: PathOrder, tally: Tally, plant = false): void {
-  const m = machine(text, order, plant);
+function check(
+  text: string,
+  order: PathOrder,
+  tally: Tally,
+  plant = false,
+  mech = 'simt-stack',
+): void {
+  const m = machine(text, order, plant, mech);
   const plain = explore(m, budget, undefined, {
     reduce: { deadValues: false, partialOrder: false },
   });
@@ -147,7 +157,9 @@ function check(text: string, order: PathOrder, tally: Tally, plant = false): voi
   if (plant) return;
   if (
     reachable(m, 2_000).some((s) =>
-      s.warps.some((w) => (w.mech as SimtStackState).some((_, i, st) => isSpent(st, i))),
+      s.warps.some((w) =>
+        (w.mech as SimtStackState).some((e, i, st) => 'pc' in e && isSpent(st, i)),
+      ),
     )
   )
     tally.spent++;
@@ -186,6 +198,20 @@ describe('spent SIMT-stack entries', () => {
     );
     expect(tally.compared).toBeGreaterThan(50);
     expect(tally.spent).toBeGreaterThan(30);
+  }, 240_000);
+
+  it('opcode-convergent leaves them out too, with the same verdicts', () => {
+    const tally: Tally = { compared: 0, spent: 0 };
+    fc.assert(
+      fc.property(
+        divergentLoops,
+        fc.constantFrom<PathOrder>('taken-first', 'not-taken-first'),
+        (text, order) => check(text, order, tally, false, 'opcode-convergent'),
+      ),
+      { seed: 20261124, numRuns: 40 },
+    );
+    expect(tally.compared).toBeGreaterThan(30);
+    expect(tally.spent).toBeGreaterThan(15);
   }, 240_000);
 
   it('fails on a planted rule that counts a pending path as spent', () => {
