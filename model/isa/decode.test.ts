@@ -122,6 +122,22 @@ describe('decode: data subset (SEMANTICS §2)', () => {
     });
   });
 
+  it('LOP3.LUT with a leading predicate sets it where the result is not zero', () => {
+    // power_series in cudad__sm100_loop_kernels.sass: `if (threadIdx.x | blockIdx.x) return;`.
+    expect(op('LOP3.LUT P0, RZ, R0, UR4, RZ, 0xfc, !PT')).toEqual({
+      kind: 'lop3',
+      dst: RZ,
+      srcs: [reg(0), { kind: 'unknown', uniform: true }, reg(RZ)],
+      lut: 0xfc,
+      pdst: P(0),
+      ...unguarded,
+    });
+    expect(op('LOP3.LUT P1, R5, R2, R3, RZ, 0xc0, !PT')).toMatchObject({ dst: 5, pdst: P(1) });
+    // A negated destination or a real combining predicate stays opaque.
+    expect(op('LOP3.LUT !P1, R5, R2, R3, RZ, 0xc0, !PT').kind).toBe('opaque');
+    expect(op('LOP3.LUT P1, R5, R2, R3, RZ, 0xc0, P2').kind).toBe('opaque');
+  });
+
   it('SHF.L/.R with .U32, .S32 and .HI', () => {
     expect(op('SHF.L.U32 R1, R2, 0x4, RZ')).toEqual({
       kind: 'shift',
@@ -349,8 +365,9 @@ describe('decode: outside the subset is opaque, with its destinations', () => {
       regs: [1],
       preds: [],
     });
-    // LOP3.LUT with a predicate output: P1 and R5 are written (R2 is a source).
-    expect(op('LOP3.LUT P1, R5, R2, 0x1, RZ, 0xc0, !PT')).toMatchObject({
+    // LOP3.LUT with a predicate output and a combining predicate (outside the subset): P1 and R5
+    // are written (R2 is a source).
+    expect(op('LOP3.LUT P1, R5, R2, 0x1, RZ, 0xc0, P2')).toMatchObject({
       kind: 'opaque',
       regs: [5],
       preds: [1],

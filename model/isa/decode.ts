@@ -245,15 +245,23 @@ function decodeData(program: Program, ins: Instruction): OpBody {
       return { kind: 'arith' as const, dst, mul: [src(1), src(2)] as const, adds: [src(3)] };
     })
     .with('LOP3', () => {
-      const lut = ops[4];
-      const tail = predOf(ops[5]);
-      if (dst === null || lut?.kind !== 'imm' || (tail !== null && tail.index !== PT))
+      // `LOP3.LUT P0, Rd, a, b, c, lut, !PT`: the leading predicate is set where the result is
+      // not zero (the form compilers use for `if (a | b)`; the trailing predicate is its
+      // combining input, modelled only as PT/!PT).
+      const pdst = predOf(ops[0]);
+      const k = pdst !== null ? 1 : 0;
+      const d = regOf(ops[k]);
+      const lut = ops[k + 4];
+      const tail = predOf(ops[k + 5]);
+      if (d === null || lut?.kind !== 'imm' || (tail !== null && tail.index !== PT))
         return opaque();
+      if (pdst !== null && (pdst.negated || ops.length !== 7)) return opaque();
       return {
         kind: 'lop3' as const,
-        dst,
-        srcs: [src(1), src(2), src(3)] as const,
+        dst: d,
+        srcs: [src(k + 1), src(k + 2), src(k + 3)] as const,
         lut: lut.value & 0xff,
+        ...(pdst !== null && pdst.index !== PT ? { pdst } : {}),
       };
     })
     .with(P.union('AND', 'OR', 'XOR'), (op) => {

@@ -91,6 +91,8 @@ export type OpBody =
       readonly dst: number;
       readonly srcs: readonly [Src, Src, Src];
       readonly lut: number;
+      /** `LOP3.LUT P, Rd, …`: P is set where the result is not zero (absent: no predicate). */
+      readonly pdst?: PredRef;
     }
   /** SHF funnel shift and SHL/SHR: dst = ((hi:lo) shifted by amount) low or high word. */
   | {

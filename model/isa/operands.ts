@@ -84,6 +84,7 @@ export function operandsOf(op: Op): Operands {
     case 'lop3':
       op.srcs.forEach(src);
       reg(writeRegs, op.dst);
+      if (op.pdst) pred(writePreds, op.pdst);
       break;
     case 'shift':
       src(op.lo);

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lop3, shift, UNKNOWN } from './index.ts';
+import { lop3NonZero } from './dataOps.ts';
 
 const u32 = fc.integer({ min: 0, max: 0xffffffff });
 
@@ -97,5 +98,43 @@ describe('shift (SHF funnel shift, SHL/SHR)', () => {
     expect(shift(UNKNOWN, 1, 0, L)).toBe(UNKNOWN);
     expect(shift(1, UNKNOWN, 0, L)).toBe(UNKNOWN);
     expect(shift(1, 1, UNKNOWN, RH)).toBe(UNKNOWN);
+  });
+});
+
+describe('lop3NonZero (LOP3.LUT P, … with unknown operands)', () => {
+  it('never contradicts a concrete run: whatever the unknown operands hold', () => {
+    fc.assert(
+      fc.property(
+        u32,
+        u32,
+        u32,
+        fc.integer({ min: 0, max: 255 }),
+        fc.integer({ min: 0, max: 7 }),
+        (a, b, c, lut, hidden) => {
+          // Hide some operands; the answer must hold for the real values behind them.
+          const r = lop3NonZero(
+            hidden & 4 ? UNKNOWN : a,
+            hidden & 2 ? UNKNOWN : b,
+            hidden & 1 ? UNKNOWN : c,
+            lut,
+          );
+          const real = lop3(a, b, c, lut) !== 0 ? 1 : 0;
+          if (hidden === 0) expect(r).toBe(real);
+          else if (r !== -1) expect(r).toBe(real);
+        },
+      ),
+    );
+  });
+
+  it('decides what the bits force: a | x ≠ 0 when a ≠ 0, a & x = 0 when a = 0', () => {
+    const x = UNKNOWN;
+    expect(lop3NonZero(5, x, 0, 0xfc)).toBe(1); // 5 | x has bit 0 and bit 2 set
+    expect(lop3NonZero(0, x, 0, 0xfc)).toBe(-1); // 0 | x: x decides
+    expect(lop3NonZero(0, x, 0, 0xc0)).toBe(0); // 0 & x = 0
+    expect(lop3NonZero(1, x, 0, 0xc0)).toBe(-1); // 1 & x: bit 0 of x decides
+    expect(lop3NonZero(x, x, 0, 0x00)).toBe(0); // the empty table
+    expect(lop3NonZero(x, x, x, 0xff)).toBe(1); // the full table
+    // a ^ x is unknown even for a known a; x ^ x cannot be expressed (two operands, two unknowns).
+    expect(lop3NonZero(0xff, x, 0, 0x3c)).toBe(-1);
   });
 });

@@ -76,10 +76,31 @@ export function evalDataOp(
     case 'break':
     case 'bmov-from-barrier':
       return [done(d, mem, pc, active, { kind: 'barrier', mask: sure, value: null })];
+    case 'lop3': {
+      if (!op.pdst)
+        return [done(writeComputed(ctx, op, warp, d, mem, lanes, maybe), mem, pc, active, NONE)];
+      // `LOP3.LUT P, Rd, …`: P = (result ≠ 0), read from the sources before Rd is written.
+      let t = 0;
+      let u = 0;
+      for (let m = sure; m !== 0; m &= m - 1) {
+        const l = 31 - Math.clz32(m & -m);
+        const r = lop3NonZero(
+          srcValue(ctx, d, l, op.srcs[0]),
+          srcValue(ctx, d, l, op.srcs[1]),
+          srcValue(ctx, d, l, op.srcs[2]),
+          op.lut,
+        );
+        if (r === -1) u |= 1 << l;
+        else if (r === 1) t |= 1 << l;
+      }
+      u = (u | maybe) >>> 0;
+      t = (t & ~maybe) >>> 0;
+      const data = writeComputed(ctx, op, warp, d, mem, lanes, maybe);
+      return [done(writePred(data, op.pdst, lanes, t, u), mem, pc, active, NONE)];
+    }
     case 'mov':
     case 's2r':
     case 'arith':
-    case 'lop3':
     case 'shift':
     case 'load':
       return [done(writeComputed(ctx, op, warp, d, mem, lanes, maybe), mem, pc, active, NONE)];
@@ -352,6 +373,32 @@ export function lop3(a: number, b: number, c: number, lut: number): number {
     r |= ma & mb & mc;
   }
   return r >>> 0;
+}
+
+/**
+ * Whether LOP3's result is not zero — 1, 0, or -1 (unknown) — when some operands are unknown.
+ * The operation is bitwise: bit i of the result depends on bit i of each operand only, and an
+ * unknown operand's bits are each 0 or 1. Evaluating every unknown operand as all zeros and all
+ * ones (at most 8 combinations) gives, for every bit, every value its inputs can give it: the
+ * bits set in all results are surely 1, those set in none surely 0. So `R0 | UR4` is surely
+ * non-zero on every lane whose R0 is, whatever UR4 holds (power_series's `if (tid | ctaid)`).
+ */
+export function lop3NonZero(a: number, b: number, c: number, lut: number): -1 | 0 | 1 {
+  let always = 0xffffffff;
+  let ever = 0;
+  for (let k = 0; k < 8; k++) {
+    // Combination k: bit 2 for a, 1 for b, 0 for c; a known operand takes its value once.
+    if ((k & 4 && a !== UNKNOWN) || (k & 2 && b !== UNKNOWN) || (k & 1 && c !== UNKNOWN)) continue;
+    const r = lop3(
+      a !== UNKNOWN ? a : k & 4 ? 0xffffffff : 0,
+      b !== UNKNOWN ? b : k & 2 ? 0xffffffff : 0,
+      c !== UNKNOWN ? c : k & 1 ? 0xffffffff : 0,
+      lut,
+    );
+    always &= r;
+    ever |= r;
+  }
+  return always >>> 0 !== 0 ? 1 : ever >>> 0 === 0 ? 0 : -1;
 }
 
 /** SHF funnel shift over the 64-bit value hi:lo (SEMANTICS §2). */

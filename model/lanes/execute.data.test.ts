@@ -287,6 +287,23 @@ describe('unknown values (abstract mode, SEMANTICS §5)', () => {
     expect(laneRegs(l, data, 5)).toEqual([1, 1]);
   });
 
+  it('LOP3.LUT P0, RZ, R0, UR4, …: lanes with R0 ≠ 0 know P0 whatever UR4 holds', () => {
+    // power_series: `if (threadIdx.x | blockIdx.x) return;` with the uniform UR4 not modelled.
+    const l = lanesFor(
+      [
+        '// @warpcheck warp-size=4',
+        'S2R R0, SR_TID.X',
+        'LOP3.LUT P0, RZ, R0, UR4, RZ, 0xfc, !PT', // tid | ? ≠ 0 for tid = 1, 2, 3
+        'LOP3.LUT P1, R2, R0, UR4, RZ, 0xc0, !PT', // tid & ?: 0 for tid = 0, unknown otherwise
+        'EXIT',
+      ].join('\n'),
+    );
+    const { data } = runStraight(l);
+    expect(lanePreds(l, data, 0)).toEqual(['unknown', true, true, true]);
+    expect(lanePreds(l, data, 1)).toEqual([false, 'unknown', 'unknown', 'unknown']);
+    expect(laneRegs(l, data, 2)).toEqual([UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN]); // the word: unknown
+  });
+
   it('an unknown guard makes the written value unknown in that lane only', () => {
     const l = lanesFor(
       [

@@ -187,6 +187,7 @@ export function liveness(
       case 'lop3':
         op.srcs.forEach(src);
         def(op.dst);
+        if (op.pdst) defPred(op.pdst);
         succ.push(next);
         break;
       case 'shift':

@@ -102,6 +102,15 @@ function resumeOf(r: MergedRegion): Resume {
   return { taken, notTaken };
 }
 
+/**
+ * A spent plain entry (`isSpent` in simtStack.ts): non-top, not a frame, at its RPC. `settle` pops
+ * it as soon as it is on top, whether a region entry or a plain one was above it.
+ */
+function spent(s: OpcodeConvergentState, i: number): boolean {
+  const e = s[i]!;
+  return i < s.length - 1 && !isRegion(e) && !e.frame && e.pc === e.rpc;
+}
+
 export function createOpcodeConvergent(
   ctx: MechanismContext,
   opts: OpcodeConvergentOptions,
@@ -242,10 +251,16 @@ export function createOpcodeConvergent(
       const i = regionIssue(top);
       return (i.mask | (i.merged?.mask ?? 0)) >>> 0;
     },
-    key(s, out: KeySink) {
-      out.push(s.length);
+    key(s, out: KeySink, liveBarriers?: number) {
+      // The reduced key (`liveBarriers` given) leaves out spent plain entries, as the SIMT stack's
+      // does (`isSpent` in simtStack.ts): `settle` pops them the moment they reach the top.
+      const reduced = liveBarriers !== undefined;
+      let n = s.length;
+      if (reduced) for (let i = 0; i < s.length; i++) if (spent(s, i)) n--;
+      out.push(n);
       for (let i = 0; i < s.length; i++) {
         const e = s[i]!;
+        if (reduced && spent(s, i)) continue;
         if (isRegion(e)) {
           // -2 never is a PC (VIRTUAL_EXIT is -1), so the tag keeps entries apart.
           out.push(-2);
@@ -264,6 +279,7 @@ export function createOpcodeConvergent(
     lanePcs(s, visit) {
       for (let i = 0; i < s.length; i++) {
         const e = s[i]!;
+        if (spent(s, i)) continue; // its lanes resume at the entry below, which holds them
         if (!isRegion(e)) visit(e.pc, e.mask);
         else {
           const res = resumeAt[e.region]!;

@@ -47,6 +47,12 @@ export interface SimtStackOptions {
   readonly order: PathOrder;
   readonly foreign: ForeignPolicy;
   readonly warpsync: WarpsyncPolicy;
+  /**
+   * The spent-entry law's planted bug (`model/explore/reductions.test.ts`); never set outside that
+   * test: every non-top entry whose rpc is the PC of the entry below counts as spent — a pending
+   * path too, not only one that reached its reconvergence PC.
+   */
+  readonly plantUnsoundSpent?: boolean;
 }
 
 /** Orders divergent groups bottom-to-top: the last group runs first. */
@@ -93,10 +99,28 @@ function settle(s: StackEntry[]): StackEntry[] {
   return s;
 }
 
+/**
+ * A *spent* entry: a non-frame entry below the top that has reached its reconvergence PC
+ * (pc = rpc). Such an entry is the trace of a path that already ended — typically a loop exit,
+ * one per iteration in which some lanes left — and `settle` pops it the moment it reaches the
+ * top, before anything runs (seed 002 §2.3: "if the two PCs are equal we pop"). Its mask is a
+ * subset of the entry below (masks only shrink going up: divergence pushes subsets of the top,
+ * CALL a subset, EXIT and RET remove lanes from whole suffixes), so its lanes resume there. Two
+ * stacks that differ only in spent entries therefore issue the same groups forever: the reduced
+ * key and `lanePcs` skip them (issue 16; law in `model/explore/reductions.test.ts`).
+ */
+export function isSpent(s: SimtStackState, i: number, plantUnsound = false): boolean {
+  const e = s[i]!;
+  if (i >= s.length - 1 || e.frame) return false;
+  return plantUnsound ? i > 0 && e.rpc === s[i - 1]!.pc : e.pc === e.rpc;
+}
+
 export function createSimtStack(
   ctx: MechanismContext,
   opts: SimtStackOptions,
 ): Mechanism<SimtStackState> {
+  const plant = opts.plantUnsoundSpent ?? false;
+  const spentEntry = (s: SimtStackState, i: number) => isSpent(s, i, plant);
   return {
     id: 'simt-stack',
     laneFairness: false,
@@ -167,10 +191,16 @@ export function createSimtStack(
       const top = s[s.length - 1];
       return top ? top.mask : 0;
     },
-    key(s, out: KeySink) {
-      out.push(s.length);
+    key(s, out: KeySink, liveBarriers?: number) {
+      // The reduced key (`liveBarriers` given) leaves out spent entries (`isSpent`): they are
+      // popped the moment they reach the top, so they never run and decide nothing.
+      const reduced = liveBarriers !== undefined;
+      let n = s.length;
+      if (reduced) for (let i = 0; i < s.length; i++) if (spentEntry(s, i)) n--;
+      out.push(n);
       for (let i = 0; i < s.length; i++) {
         const e = s[i]!;
+        if (reduced && spentEntry(s, i)) continue;
         out.push(e.pc);
         out.push(e.rpc);
         out.mask(e.mask);
@@ -180,7 +210,9 @@ export function createSimtStack(
     lanePcs(s, visit) {
       // Every entry's lanes resume at its PC: the top runs, a reconvergence entry continues at the
       // IPDOM, the entry under a frame at the return PC.
-      for (let i = 0; i < s.length; i++) visit(s[i]!.pc, s[i]!.mask);
+      // A spent entry's lanes never run from its PC: they resume at the entry below, which holds
+      // them too (`isSpent`).
+      for (let i = 0; i < s.length; i++) if (!spentEntry(s, i)) visit(s[i]!.pc, s[i]!.mask);
     },
     view(s, fmt: Formatter): StateView {
       const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
