@@ -16,11 +16,7 @@ export function longLoop(trips: number, body: number, header = ''): string {
   lines.push('        MOV R5, 0x2 ;');
   lines.push('.L_loop:');
   // The body minus the loop's own counter update, compare and branch.
-  const ops = [
-    'FFMA R3, R3, R3, R4 ;',
-    'IMAD R4, R4, R5, R3 ;',
-    'IADD3 R5, R5, R4, R3 ;',
-  ];
+  const ops = ['FFMA R3, R3, R3, R4 ;', 'IMAD R4, R4, R5, R3 ;', 'IADD3 R5, R5, R4, R3 ;'];
   for (let i = 0; i < Math.max(0, body - 3); i++) lines.push(`        ${ops[i % ops.length]}`);
   lines.push('        IADD3 R2, R2, 0x1, RZ ;');
   lines.push(`        ISETP.NE.AND P0, PT, R2, 0x${trips.toString(16)}, PT ;`);

@@ -33,6 +33,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly maxMemory: number;
   /** Partial-order reduction over warps (`--no-por` turns it off; issue 10). */
   readonly partialOrder?: boolean;
+  /** Chain acceleration (`--no-accelerate` turns it off; issue 16, `acceleration.ts`). */
+  readonly accelerate?: boolean;
   readonly save: string | false;
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
@@ -216,6 +218,7 @@ function printJson(
           maxMemoryMb: a.maxMemory,
           laneSymmetry: a.laneSymmetry !== false,
           por: a.partialOrder !== false,
+          accelerate: a.accelerate !== false,
           widen: a.widen ?? 0,
         },
         results: rows.map((r) => ({
@@ -232,6 +235,7 @@ function printJson(
           bound: r.result.bound,
           laneSymmetry: r.result.laneSymmetry,
           por: r.result.partialOrder ?? false,
+          accelerated: r.result.accelerated ?? 0,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,
             kind: f.kind,

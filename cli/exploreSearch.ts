@@ -44,7 +44,7 @@ export function searchMachine(
           maxMemoryMb: a.maxMemory,
         },
         onProgress,
-        { reduce: { partialOrder: a.partialOrder !== false } },
+        { reduce: { partialOrder: a.partialOrder !== false, accelerate: a.accelerate !== false } },
       );
 }
 

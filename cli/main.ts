@@ -153,6 +153,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'interleave every warp step instead of running a warp alone while its steps touch no shared memory (partial-order reduction, docs/semantics.md)',
     )
     .option(
+      '--no-accelerate',
+      'store every state of long single-path runs instead of following a warp alone through steps that touch no shared memory and issue all its ready lanes (chain acceleration, docs/semantics.md §14.1)',
+    )
+    .option(
       '--widen <N>',
       'after N turns of a loop taken after a branch on an unknown value, a lane forgets what the loop writes (0: never); findings after it are possible',
       nonNegativeInt('--widen'),
@@ -236,6 +240,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           maxMemory: o['maxMemory'] as number,
           laneSymmetry: o['symmetry'] !== false,
           partialOrder: o['por'] !== false,
+          accelerate: o['accelerate'] !== false,
           ...(o['random'] !== undefined
             ? {
                 random: {

@@ -1,4 +1,5 @@
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
+import { chainChoice } from './acceleration.ts';
 
 /**
  * Schedules from the real initial state (DESIGN.md "Every random run is reproducible"): the
@@ -14,6 +15,11 @@ export interface ClassPath {
   readonly ids: readonly number[];
   /** The representative's choices along `ids` (one fewer than ids). */
   readonly hint: readonly number[];
+  /**
+   * Per step, the steps of an accelerated chain that follow it (`acceleration.ts`): each is the
+   * one step of the same warp, replayed as such; absent or 0 for a plain edge.
+   */
+  readonly extra?: readonly number[];
 }
 
 /** `s` is in the class of stored state `id`. */
@@ -31,12 +37,43 @@ export function walkClasses(
   for (let i = 0; i + 1 < path.ids.length; i++) {
     const succ = machine.successors(s);
     const target = path.ids[i + 1]!;
+    const extra = path.extra?.[i] ?? 0;
+    if (extra > 0) {
+      // A compressed edge: its first step (the hint), then its warp's one step `extra` times.
+      const c = path.hint[i]!;
+      const t = succ[c];
+      if (!t?.next) return null;
+      schedule.push(c);
+      const end = followReplay(machine, t.next, t.warp, extra, schedule);
+      if (!end || !inClass(end, target)) return null;
+      s = end;
+      continue;
+    }
     const c = pick(succ, path.hint[i]!, (t) => t.next !== null && inClass(t.next, target));
     if (c < 0) return null;
     schedule.push(c);
     s = succ[c]!.next!;
   }
   return { schedule, state: s };
+}
+
+/** Takes warp `k`'s one step `n` times from `s`, pushing the choices; null if it is not one. */
+function followReplay(
+  machine: Machine,
+  s: MachineState,
+  k: number,
+  n: number,
+  schedule: number[],
+): MachineState | null {
+  let cur = s;
+  for (let i = 0; i < n; i++) {
+    const succ = machine.successors(cur);
+    const c = chainChoice(succ, k);
+    if (c < 0 || !succ[c]!.next) return null;
+    schedule.push(c);
+    cur = succ[c]!.next!;
+  }
+  return cur;
 }
 
 /** The step from `s` that ends the run as `verdict`/`property` do, the hint first; -1 if none. */

@@ -7,6 +7,8 @@ import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
+import { Chains, type PlantUnsoundAccel } from './acceleration.ts';
+import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
 export interface Budget {
@@ -42,6 +44,12 @@ export interface ExploreResult {
   readonly laneSymmetry: boolean;
   /** The search ran with partial-order reduction over warps (`partialOrder.ts`). */
   readonly partialOrder?: boolean;
+  /**
+   * Steps run inside accelerated chains and not stored (`acceleration.ts`), past each chain's
+   * first step; 0 when acceleration was off or never applied. A verdict with a nonzero count
+   * rests on acceleration (the notes say so).
+   */
+  readonly accelerated?: number;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -64,14 +72,26 @@ export interface Reductions {
    * preserved. Applies with two or more warps; redone without it when a step resolves an unknown.
    */
   readonly partialOrder: boolean;
+  /**
+   * Chain acceleration (`acceleration.ts`, docs/semantics.md §14.1): a path of states that each
+   * expand one local data step issuing all of its warp's ready lanes is followed without storing
+   * its intermediate states; every verdict, fair cycles included, is unchanged.
+   */
+  readonly accelerate: boolean;
 }
 
-export const defaultReductions: Reductions = { deadValues: true, partialOrder: true };
+export const defaultReductions: Reductions = {
+  deadValues: true,
+  partialOrder: true,
+  accelerate: true,
+};
 
 export interface ExploreOptions {
   readonly reduce?: Partial<Reductions>;
   /** A planted bug for the partial-order soundness law; never set outside tests. */
   readonly plantUnsoundPor?: PlantUnsoundPor;
+  /** A planted bug for the acceleration soundness law; never set outside tests. */
+  readonly plantUnsoundAccel?: PlantUnsoundAccel;
 }
 
 /**
@@ -148,7 +168,20 @@ export function explore(
     visited.add(from, choice, depth);
 
   // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
-  const cache = new LocalSteps(machine, visited, por, pcFair);
+  const accelPlant = options.plantUnsoundAccel ?? null;
+  const cache = new LocalSteps(
+    machine,
+    visited,
+    por,
+    pcFair,
+    reduce.accelerate ? { plant: accelPlant } : null,
+  );
+  const chains = reduce.accelerate
+    ? new Chains({ machine, visited, cache, pcFair }, t0 + budget.timeoutMs, accelPlant)
+    : null;
+  /** Per ample step: steps accelerated past it, and whether its target was a new state. */
+  const ampleExtra: number[] = [];
+  const ampleAdded: boolean[] = [];
   const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo } = cache;
   const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
   const { stepStop, stepPc, stops, localPcStart, localPcs } = cache;
@@ -192,9 +225,11 @@ export function explore(
     const mid = visited.at(head, K);
     let en = 0;
     let live = false;
+    let nSteps = 0;
     for (let k = 0; k < K; k++) {
       const loc = localOf(k, visited.at(head, k), mid);
       locals[k] = loc;
+      nSteps += localStart.get(loc + 1) - localStart.get(loc);
       const info = localInfo.get(loc);
       if (info & 1) en |= 1 << k;
       if (info & 2) live = true;
@@ -255,13 +290,22 @@ export function explore(
       if (ample >= 0) {
         full = false;
         ampleTo.length = 0;
+        ampleExtra.length = 0;
+        ampleAdded.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
+          // A one-step ample set may start an accelerated chain (acceleration.ts).
+          const extra =
+            chains && ampleEnd - ampleFrom === 1
+              ? chains.follow(ample, e, locals[ample]!, tuple)
+              : 0;
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
+          ampleExtra.push(extra);
+          ampleAdded.push(to >= size);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
           if (por.proviso && to < size && depthOf.get(to) <= d) full = true;
         }
@@ -281,8 +325,16 @@ export function explore(
         transitions++;
         let to = -1;
         const stop = stepStop.get(e);
-        if (inAmple) to = ampleTo[e - ampleFrom]!;
-        else if (stop >= 0) {
+        if (inAmple) {
+          to = ampleTo[e - ampleFrom]!;
+          if (chains && ampleExtra[e - ampleFrom]! > 0)
+            chains.record(
+              edgeTo.length,
+              to,
+              ampleAdded[e - ampleFrom]!,
+              ampleExtra[e - ampleFrom]!,
+            );
+        } else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;
           else
@@ -300,7 +352,11 @@ export function explore(
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
+          // The state's only step may start an accelerated chain (acceleration.ts).
+          const extra = chains && nSteps === 1 ? chains.follow(k, e, loc, tuple) : 0;
+          const size = visited.size;
           to = add(head, c, d + 1);
+          if (extra > 0) chains!.record(edgeTo.length, to, to >= size, extra);
         }
         if (stepUnknown.get(e)) sawUnknownChoice = true;
         edgeTo.push(to);
@@ -370,7 +426,11 @@ export function explore(
       : null,
   };
   const cycles = findFairCycles(graph);
-  const { findings: out, unreplayable } = buildFindings(
+  const {
+    findings: out,
+    unreplayable,
+    longSchedules,
+  } = buildFindings(
     {
       machine,
       graph,
@@ -381,12 +441,24 @@ export function explore(
       first: findings,
       occurrences,
       inClass: visited.inClass,
+      chains: chains ? { ofEdge: chains.ofEdge, ofState: chains.ofState } : null,
     },
     cycles,
   );
   if (unreplayable > 0)
     notes.push(
       `${unreplayable} finding${unreplayable > 1 ? 's' : ''} could not be walked again from the initial state; ${unreplayable > 1 ? 'their schedules' : 'its schedule'} may not replay`,
+    );
+  if (longSchedules > 0)
+    notes.push(
+      `${longSchedules} finding${longSchedules > 1 ? 's' : ''} lie${longSchedules > 1 ? '' : 's'} past accelerated chains longer than a scenario holds (${SCENARIO_LIMITS.scheduleSteps.toLocaleString('en-US')} steps): ${longSchedules > 1 ? 'their schedules give' : 'its schedule gives'} each chain as its first step only and do${longSchedules > 1 ? '' : 'es'} not replay`,
+    );
+  if (chains && chains.steps > 0)
+    notes.push(
+      `accelerated ${chains.steps.toLocaleString('en-US')} steps in ${chains.count.toLocaleString('en-US')} chain${chains.count > 1 ? 's' : ''} without storing their states (docs/semantics.md §14.1): the verdict rests on acceleration` +
+        (chains.capped > 0
+          ? `; ${chains.capped} chain${chains.capped > 1 ? 's' : ''} reached the cap of 1,000,000 steps and stored the state reached`
+          : ''),
     );
   if (sawUnknownChoice)
     notes.push(
@@ -423,6 +495,7 @@ export function explore(
     findings: sorted,
     laneSymmetry: machine.symmetric,
     partialOrder: por !== null,
+    accelerated: chains?.steps ?? 0,
     terminalStates,
     notes,
   };
