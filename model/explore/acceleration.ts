@@ -35,8 +35,11 @@ export const CHAIN_CAP = 1_000_000;
 export type PlantUnsoundAccel =
   /** Stores and loads may be in a chain (another warp may read what it writes). */
   | 'swallow-memory'
-  /** A chain may start where its step issues only some of its warp's ready lanes. */
-  | 'partial-issue';
+  /**
+   * A chain goes on through a state with several steps — an unknown branch's outcomes, lane
+   * groups — taking the first (the other choices are lost).
+   */
+  | 'first-of-many';
 
 /** The step may be inside a chain (see above); `plant` only for the soundness law. */
 export function chainable(
@@ -45,7 +48,8 @@ export function chainable(
   mem: Memory,
   plant: PlantUnsoundAccel | null = null,
 ): boolean {
-  if (st.stop !== null || st.warp === null || st.unknownChoice || st.widened) return false;
+  if (st.stop !== null || st.warp === null || st.widened) return false;
+  if (st.unknownChoice && plant !== 'first-of-many') return false;
   if (st.orderDependent) return false;
   if (plant === 'swallow-memory') return true;
   if (!isLocalStep(ops, st, mem)) return false;
@@ -67,13 +71,17 @@ export interface ChainEnd {
   readonly memory: Memory;
   /** Steps taken after the chain's first step (0: nothing was accelerated). */
   readonly steps: number;
-  readonly end: 'step' | 'cap' | 'time';
+  readonly end: 'step' | 'cap' | 'time' | 'cycle';
 }
 
 /**
  * Follows warp `k` from `warp` (the state after a chain's first step) while it has exactly one
  * step and that step is chainable, up to `CHAIN_CAP` steps or until `deadline`
- * (`performance.now()`, checked every 4,096 steps). Pure: nothing is keyed or stored.
+ * (`performance.now()`, checked every 4,096 steps), or until it returns to a state it was in: a
+ * concrete infinite loop (`L: BRA L`) ends its chain there, and the state reached is stored, so
+ * the cycle closes among stored states. Brent's cycle detection, with the exact key (`keyOf`)
+ * computed only when the step's PC equals the saved state's: about one key per loop turn. Nothing
+ * is stored.
  */
 export function followChain(
   machine: Machine,
@@ -82,20 +90,44 @@ export function followChain(
   mem: Memory,
   deadline: number,
   plant: PlantUnsoundAccel | null = null,
+  keyOf: ((w: WarpState, m: Memory) => string) | null = null,
   cap = CHAIN_CAP,
 ): ChainEnd {
   const ops = machine.ops;
   let w = warp;
   let m = mem;
   let n = 0;
+  // Brent: the saved state (its PC, its key once needed), and steps since it was saved.
+  let savedPc = -1;
+  let savedWarp: WarpState | null = null;
+  let savedMem: Memory | null = null;
+  let savedKey: string | null = null;
+  let power = 1;
+  let lam = 0;
   for (;;) {
     if (n >= cap) return { warp: w, memory: m, steps: n, end: 'cap' };
     if ((n & 4095) === 4095 && performance.now() > deadline)
       return { warp: w, memory: m, steps: n, end: 'time' };
     const ws = machine.warpSteps(k, w, m);
-    if (ws.steps.length !== 1) break;
+    if (ws.steps.length !== 1 && (plant !== 'first-of-many' || ws.steps.length === 0)) break;
     const st = ws.steps[0]!;
     if (!chainable(ops, st, m, plant)) break;
+    if (keyOf) {
+      const pc = st.issue.pc;
+      if (pc === savedPc && n > 0) {
+        savedKey ??= keyOf(savedWarp!, savedMem!);
+        if (keyOf(w, m) === savedKey) return { warp: w, memory: m, steps: n, end: 'cycle' };
+      }
+      if (lam === power || n === 0) {
+        savedPc = pc;
+        savedKey = null;
+        savedWarp = w;
+        savedMem = m;
+        power *= 2;
+        lam = 0;
+      }
+      lam++;
+    }
     // A planted chain that writes memory carries the new memory along (only for the law).
     w = st.warp!;
     m = st.memory!;
@@ -172,17 +204,20 @@ export class Chains {
     const { machine, visited, cache, pcFair } = this.host;
     if (!cache.stepChain.get(e)) return 0;
     // The chain's first step issues every ready lane of its warp (docs/semantics.md §14.1).
-    if (this.plant !== 'partial-issue') {
-      if ((cache.localReady.get(loc) & ~cache.stepMask.get(e)) >>> 0 !== 0) return 0;
-      if (pcFair) {
-        const from = cache.localPcStart.get(loc);
-        const to = cache.localPcStart.get(loc + 1);
-        if (to - from !== 1 || cache.localPcs.get(from) !== cache.stepPc.get(e)) return 0;
-      }
+    if ((cache.localReady.get(loc) & ~cache.stepMask.get(e)) >>> 0 !== 0) return 0;
+    if (pcFair) {
+      const from = cache.localPcStart.get(loc);
+      const to = cache.localPcStart.get(loc + 1);
+      if (to - from !== 1 || cache.localPcs.get(from) !== cache.stepPc.get(e)) return 0;
     }
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);
     const mem = visited.memObjs[mid]!;
+    const warps = Array.from({ length: K }, (_, j) => visited.warpObjs[tuple[j]!]!);
+    const keyOf = (w: WarpState, m: Memory): string => {
+      warps[k] = w;
+      return machine.key({ warps, memory: m });
+    };
     const end = followChain(
       machine,
       k,
@@ -190,6 +225,7 @@ export class Chains {
       mem,
       this.deadline,
       this.plant,
+      keyOf,
     );
     if (end.end === 'cap') this.capped++;
     if (end.end === 'time') this.timedOut = true;
