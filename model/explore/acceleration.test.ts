@@ -20,6 +20,7 @@ import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundAccel } from './acceleration.ts';
 import { randomKernel } from './randomKernels.ts';
+import { longLoop } from '../../bench/longLoop.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 
@@ -143,6 +144,72 @@ describe('chain acceleration (issue 16)', () => {
     expect(tally.accelerated).toBeGreaterThan(100);
     expect(tally.livelocks).toBeGreaterThan(3);
   }, 120_000);
+
+  it('runs straight-line local steps as one chain (hand count)', () => {
+    // One lane: NOP ×4, EXIT. The first NOP (pc 0) is the state's only step, local, and issues
+    // the only ready lane, so a chain starts; it takes the NOPs at pc 1..3 (3 steps past the
+    // first) and ends before EXIT (not a data step). Stored: pc 0, pc 4, the terminal state — 3
+    // states, 2 transitions, depth 2 (plain: 6 states, 5 transitions, depth 5).
+    const text = '// @warpcheck warp-size=1\nNOP\nNOP\nNOP\nNOP\nEXIT';
+    const m = machineOf(text, 'its');
+    const r = explore(m, budget);
+    expect([r.verdict, r.states, r.transitions, r.depth, r.accelerated]).toEqual([
+      'terminates',
+      3,
+      2,
+      2,
+      3,
+    ]);
+    expect(r.notes.join()).toMatch(/accelerated 3 steps in 1 chain/);
+    // The schedule expands the chain again: all five steps, each the only choice.
+    expect(r.findings[0]!.schedule).toEqual([0, 0, 0, 0, 0]);
+    checkFindings(m, r);
+    const plain = explore(m, budget, undefined, { reduce: { accelerate: false } });
+    expect([plain.states, plain.transitions, plain.depth, plain.accelerated]).toEqual([6, 5, 5, 0]);
+  });
+
+  it('ends a chain where a concrete infinite loop returns, and finds the livelock', () => {
+    // MOV R1, 0; loop: R1 ^= 1; BRA loop. R1 never reaches control (liveness.ts), so a state is
+    // its PC. The chain after the MOV saves the state at pc 1 (Brent, step 0) and meets pc 1 again
+    // 2 steps later with an equal key: it ends there (2 steps past the MOV), and pc 1 is stored.
+    // From pc 1 the chain after the LOP3 saves pc 2 and ends at pc 2 two steps later; from pc 2
+    // likewise back to pc 1. Stored: pc 0, pc 1, pc 2 (3 states, as plain: the cycle is 2 states
+    // long), 3 chains of 2 steps each, and the cycle pc 1 → pc 2 → pc 1 is a fair cycle.
+    const loop = [
+      '// @warpcheck warp-size=2',
+      'MOV R1, 0x0',
+      'loop:',
+      'LOP3.LUT R1, R1, 0x1, RZ, 0x3c, !PT',
+      'BRA loop',
+    ].join('\n');
+    for (const mech of ['its', 'simt-stack']) {
+      const m = machineOf(loop, mech);
+      const r = explore(m, budget);
+      expect(`${r.verdict}/${r.kind}`, mech).toBe('deadlock/livelock');
+      expect(r.states, mech).toBe(3);
+      expect(r.accelerated, mech).toBe(6);
+      checkFindings(m, r);
+    }
+  });
+
+  it('stops at a store another warp reads, and counts depth in stored levels', () => {
+    // The bundled long loop at a smaller size: 50 turns of 10 instructions, one warp of 4 lanes.
+    // Every loop step is local and issues all lanes: one chain from the first MOV to the STS
+    // (not local). Stored: the initial state, the STS, the EXIT, the terminal state.
+    const text = longLoop(50, 10, '// @warpcheck warp-size=4 warps=1 mem[0x100]=0');
+    for (const mech of ['simt-stack', 'its', 'hanoi']) {
+      const m = machineOf(text, mech);
+      const r = explore(m, budget);
+      expect([r.verdict, r.states, r.depth], mech).toEqual(['terminates', 4, 3]);
+      // 4 MOVs + 50 × 10 loop steps + the MOV before the STS, less the chain's first step.
+      expect(r.accelerated, mech).toBe(4 + 500 + 1 - 1);
+      checkFindings(m, r);
+      const plain = explore(m, { ...budget, maxDepth: 100 }, undefined, {
+        reduce: { accelerate: false },
+      });
+      expect([plain.verdict, plain.bound], mech).toEqual(['bound-reached', 'depth']);
+    }
+  });
 
   for (const plant of ['swallow-memory', 'first-of-many'] as const)
     it(`fails on a planted bug (${plant})`, () => {

@@ -2,6 +2,7 @@ import { isLaneLocalDataOp, type Op } from '../isa/op.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
 import { isLocalStep } from '../machine/footprint.ts';
+import { KeyWriter } from '../machine/key.ts';
 
 /**
  * Chain acceleration (issue 16, item 3; docs/semantics.md §14.1). A long *concrete* loop in which
@@ -170,6 +171,8 @@ interface ChainHost {
     readonly localPcs: { get(i: number): number };
   };
   readonly pcFair: boolean;
+  /** The visited set leaves dead values out of its keys (`Reductions.deadValues`). */
+  readonly reduced: boolean;
 }
 
 /**
@@ -188,6 +191,7 @@ export class Chains {
   /** Chains stopped by the chain cap, and by the time budget. */
   capped = 0;
   timedOut = false;
+  private readonly kw = new KeyWriter();
 
   constructor(
     private readonly host: ChainHost,
@@ -213,10 +217,15 @@ export class Chains {
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);
     const mem = visited.memObjs[mid]!;
-    const warps = Array.from({ length: K }, (_, j) => visited.warpObjs[tuple[j]!]!);
+    // The visited set's own warp key (dead values left out when it leaves them out): a chain
+    // stops where it returns to a state the visited set would call the same. Memory only counts
+    // under the planted bug (a real chain leaves memory as it was).
+    const kw = this.kw;
     const keyOf = (w: WarpState, m: Memory): string => {
-      warps[k] = w;
-      return machine.key({ warps, memory: m });
+      kw.reset();
+      machine.warpKey(w, kw, this.host.reduced);
+      if (this.plant) machine.memoryKey(m, kw);
+      return kw.buf.subarray(0, kw.length).join(',');
     };
     const end = followChain(
       machine,

@@ -113,13 +113,14 @@ describe('straight-line code terminates with a countable state space', () => {
     ].join('\n');
     // (pc0, pc1) → (1,1) → (2,2) → (4,3); then either lane 1 MOVs → (4,4) → both EXIT together,
     // or lane 0 exits → (X,3) → (X,4) → (X,X): 8 states, 8 transitions.
-    const its = runListing(text, 'its');
+    // Every state stored (acceleration would run lane 1's MOV and EXIT as one chain).
+    const its = runListing(text, 'its', { reduce: { accelerate: false } });
     expect(its.result.verdict).toBe('terminates');
     expect(its.result.states).toBe(8);
     expect(its.result.transitions).toBe(8);
     checkReplays(its.machine, its.result);
     // simt-stack: one path. The taken lane is already at the IPDOM (L) and is not pushed.
-    const simt = runListing(text, 'simt-stack');
+    const simt = runListing(text, 'simt-stack', { reduce: { accelerate: false } });
     expect(simt.result.states).toBe(6);
   });
 });
@@ -135,7 +136,8 @@ describe('livelock: a loop that never exits', () => {
 
   it('deadlock/livelock with a lasso whose cycle returns to its start', () => {
     for (const mech of ['its', 'simt-stack']) {
-      const { machine, result } = runListing(loop, mech);
+      // Every state stored (acceleration.test.ts counts the accelerated search).
+      const { machine, result } = runListing(loop, mech, { reduce: { accelerate: false } });
       expect(result.verdict, mech).toBe('deadlock');
       expect(result.kind, mech).toBe('livelock');
       // R1 never reaches control (no branch reads it: liveness.ts, relevance), so a state is its
@@ -386,10 +388,15 @@ describe('budgets', () => {
 
   it('too shallow: bound-reached (depth)', () => {
     const text = '// @warpcheck warp-size=1\nNOP\nNOP\nNOP\nNOP\nEXIT';
-    const { result } = runListing(text, 'its', { budget: { maxDepth: 3 } });
+    // Without acceleration every NOP is a level (with it, the NOPs are one chain: 2 levels).
+    const plain = { reduce: { accelerate: false } } as const;
+    const { result } = runListing(text, 'its', { budget: { maxDepth: 3 }, ...plain });
     expect(result.verdict).toBe('bound-reached');
     expect(result.bound).toBe('depth');
-    expect(runListing(text, 'its', { budget: { maxDepth: 5 } }).result.verdict).toBe('terminates');
+    expect(runListing(text, 'its', { budget: { maxDepth: 5 }, ...plain }).result.verdict).toBe(
+      'terminates',
+    );
+    expect(runListing(text, 'its', { budget: { maxDepth: 3 } }).result.verdict).toBe('terminates');
   });
 
   it('no time: bound-reached (time)', () => {
@@ -400,7 +407,10 @@ describe('budgets', () => {
 
   it('a worse finding before the bound keeps its verdict', () => {
     // The trap is 8 steps deep; termination needs 10. With depth 8 the trap is found.
-    const { result } = runListing(race, 'its', { budget: { maxDepth: 8 } });
+    const { result } = runListing(race, 'its', {
+      budget: { maxDepth: 8 },
+      reduce: { accelerate: false },
+    });
     expect(result.bound).toBe('depth');
     expect(result.verdict).toBe('trap');
   });

@@ -177,7 +177,7 @@ export function explore(
     reduce.accelerate ? { plant: accelPlant } : null,
   );
   const chains = reduce.accelerate
-    ? new Chains({ machine, visited, cache, pcFair }, t0 + budget.timeoutMs, accelPlant)
+    ? new Chains({ machine, visited, cache, pcFair, reduced }, t0 + budget.timeoutMs, accelPlant)
     : null;
   /** Per ample step: steps accelerated past it, and whether its target was a new state. */
   const ampleExtra: number[] = [];

@@ -83,7 +83,7 @@ describe('dead-value reduction', () => {
         (k, { mech, options }, atomicOrder) => {
           const machine = machineOf(k.text, mech, { options, atomicOrder });
           const plain = explore(machine, budget, undefined, {
-            reduce: { deadValues: false, partialOrder: false },
+            reduce: { deadValues: false, partialOrder: false, accelerate: false },
           });
           const reduced = explore(machine, budget, undefined, {
             reduce: { deadValues: true, partialOrder: false },
@@ -118,7 +118,7 @@ describe('dead-value reduction', () => {
           ({ text }, { mech, options }) => {
             const machine = machineOf(text, mech, { options, plantUnsoundRelevance: true });
             const plain = explore(machine, budget, undefined, {
-              reduce: { deadValues: false, partialOrder: false },
+              reduce: { deadValues: false, partialOrder: false, accelerate: false },
             });
             const reduced = explore(machine, budget, undefined, {
               reduce: { deadValues: true, partialOrder: false },
@@ -199,7 +199,7 @@ describe('the explorer without reductions', () => {
         const n = naive(machine, 5_000);
         if (!n.complete) return;
         const r = explore(machine, budget, undefined, {
-          reduce: { deadValues: false, partialOrder: false },
+          reduce: { deadValues: false, partialOrder: false, accelerate: false },
         });
         expect(r.states).toBe(n.states);
         expect(r.transitions).toBe(n.transitions);

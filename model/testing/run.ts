@@ -5,7 +5,13 @@
  * instructions.
  */
 import { expect } from 'vitest';
-import { defaultBudget, explore, type Budget, type ExploreResult } from '../explore/exhaustive.ts';
+import {
+  defaultBudget,
+  explore,
+  type Budget,
+  type ExploreResult,
+  type Reductions,
+} from '../explore/exhaustive.ts';
 import { formatDiagnostic, type Program } from '../isa/program.ts';
 import type { Op } from '../isa/op.ts';
 import {
@@ -81,10 +87,16 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
 export function runListing(
   text: string,
   mechanism: string,
-  setup: RunSetup & { readonly budget?: Partial<Budget> } = {},
+  setup: RunSetup & {
+    readonly budget?: Partial<Budget>;
+    /** Reduction switches of the search (all on when absent). */
+    readonly reduce?: Partial<Reductions>;
+  } = {},
 ): { machine: Machine; result: ExploreResult } {
   const machine = machineOf(text, mechanism, setup);
-  const result = explore(machine, { ...defaultBudget, ...setup.budget });
+  const result = explore(machine, { ...defaultBudget, ...setup.budget }, undefined, {
+    ...(setup.reduce ? { reduce: setup.reduce } : {}),
+  });
   return { machine, result };
 }
 
