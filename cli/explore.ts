@@ -271,6 +271,8 @@ function printText(
   );
   const hasExpect = rows.some((r) => r.expected !== null);
   const hasPossible = rows.some((r) => verdictPossible(r.result));
+  // A verdict that rests on chain acceleration says so in its row (issue 16, docs/semantics.md §14.1).
+  const hasAccel = rows.some((r) => (r.result.accelerated ?? 0) > 0);
   const short = (k: string) => (k.length > 40 ? k.slice(0, 39) + '…' : k);
   io.out(
     table(
@@ -284,6 +286,7 @@ function printText(
         'transitions',
         'depth',
         'time',
+        ...(hasAccel ? ['accelerated'] : []),
         ...(hasExpect ? ['expected'] : []),
       ],
       rows.map((r) => [
@@ -295,6 +298,7 @@ function printText(
         thousands(r.result.transitions),
         String(r.result.depth),
         millis(r.result.timeMs),
+        ...(hasAccel ? [thousands(r.result.accelerated ?? 0)] : []),
         ...(hasExpect
           ? [
               r.expected === null
