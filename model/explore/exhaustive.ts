@@ -216,6 +216,11 @@ export function explore(
           elapsedMs: elapsed,
         });
     }
+    // A chain stopped at the time budget: stop here, not 255 states (and chains) later.
+    if (chains?.timedOut) {
+      bound = 'time';
+      break;
+    }
     if (visited.size >= budget.maxStates) {
       bound = 'states';
       break;
