@@ -211,6 +211,39 @@ describe('chain acceleration (issue 16)', () => {
     }
   });
 
+  it('a livelock behind a long loop replays through the expanded chain, with the plain message', () => {
+    // A 100-turn local loop, then the spinlock of seed 000 Fig. 3 (a SIMT-induced livelock on the
+    // SIMT stack, §III): the lasso's prefix crosses the loop's chain, and its schedule expands it.
+    const text = [
+      '// @warpcheck warp-size=4 warps=1 mem[0x100]=0',
+      'MOV R9, RZ',
+      'loop:',
+      'IADD3 R8, R8, R9, RZ',
+      'IADD3 R9, R9, 0x1, RZ',
+      'ISETP.NE.AND P1, PT, R9, 0x64, PT',
+      '@P1 BRA loop',
+      'MOV R2, 0x100',
+      'MOV R3, 0x1',
+      'acquire:',
+      'ATOMS.CAS R0, [R2], RZ, R3',
+      'ISETP.NE.AND P0, PT, R0, RZ, PT',
+      '@P0 BRA acquire',
+      'ATOMS.EXCH RZ, [R2], RZ',
+      'EXIT',
+    ].join('\n');
+    const m = machineOf(text, 'simt-stack');
+    const fast = explore(m, budget);
+    const plain = explore(m, budget, undefined, { reduce: { accelerate: false } });
+    expect(`${fast.verdict}/${fast.kind}`).toBe('deadlock/livelock');
+    expect(fast.accelerated).toBeGreaterThan(300);
+    expect(fast.states).toBeLessThan(plain.states);
+    const f = fast.findings.find((x) => x.kind === 'livelock')!;
+    const g = plain.findings.find((x) => x.kind === 'livelock')!;
+    expect(f.message).toBe(g.message);
+    expect(f.schedule.length).toBeGreaterThan(400);
+    checkFindings(m, fast);
+  });
+
   for (const plant of ['swallow-memory', 'first-of-many'] as const)
     it(`fails on a planted bug (${plant})`, () => {
       const tally: Tally = { compared: 0, accelerated: 0, livelocks: 0 };

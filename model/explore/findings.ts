@@ -183,8 +183,10 @@ export function buildFindings(
     const prefix =
       lasso && walked ? [...walked.schedule, ...lasso.prefix] : pathTo(cycles.lasso.entry);
     const cycle = lasso ? lasso.cycle : cycles.lasso.cycle;
-    const turns = lasso ? lasso.prefix.length / cycles.lasso.cycle.length : 0;
-    const cycleTurns = cycle.length / cycles.lasso.cycle.length;
+    // One turn of the stored cycle in steps, its accelerated chains expanded.
+    const turn = expandedLength(cyclePath);
+    const turns = lasso ? lasso.prefix.length / turn : 0;
+    const cycleTurns = cycle.length / turn;
     const lead =
       (turns === 0
         ? 'the lasso is the shortest prefix to one'
@@ -199,7 +201,7 @@ export function buildFindings(
       verdict: 'deadlock',
       kind: 'livelock',
       property: null,
-      message: `a fair cycle of ${cycles.lasso.cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
+      message: `a fair cycle of ${turn} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
       schedule: [...prefix, ...cycle],
       loop: prefix.length,
     });
