@@ -32,6 +32,9 @@ import { KeyWriter } from '../machine/key.ts';
 /** Steps in one chain before the state reached is stored (a concrete infinite loop then closes as a cycle of stored states). */
 export const CHAIN_CAP = 1_000_000;
 
+/** Steps accelerated per state of the states budget, in one search (`Chains.total`). */
+export const ACCEL_PER_STATE = 10;
+
 /** Planted bugs for the soundness law (`acceleration.test.ts`); never defaults. */
 export type PlantUnsoundAccel =
   /** Stores and loads may be in a chain (another warp may read what it writes). */
@@ -197,6 +200,14 @@ export class Chains {
     private readonly host: ChainHost,
     private readonly deadline: number,
     private readonly plant: PlantUnsoundAccel | null,
+    /** Steps per chain (`CHAIN_CAP`, or the states budget when smaller). */
+    readonly cap: number = CHAIN_CAP,
+    /**
+     * Steps accelerated in the whole search (`ACCEL_PER_STATE` × the states budget): past it no
+     * chain starts, so a concrete loop that never ends (a counter that never meets its bound)
+     * reaches the plain search's own budget instead of running chains until the time budget.
+     */
+    readonly total: number = Infinity,
   ) {}
 
   /**
@@ -206,7 +217,7 @@ export class Chains {
    */
   follow(k: number, e: number, loc: number, tuple: Int32Array): number {
     const { machine, visited, cache, pcFair } = this.host;
-    if (!cache.stepChain.get(e)) return 0;
+    if (!cache.stepChain.get(e) || this.steps >= this.total) return 0;
     // The chain's first step issues every ready lane of its warp (docs/semantics.md §14.1).
     if ((cache.localReady.get(loc) & ~cache.stepMask.get(e)) >>> 0 !== 0) return 0;
     if (pcFair) {
@@ -235,6 +246,7 @@ export class Chains {
       this.deadline,
       this.plant,
       keyOf,
+      Math.min(this.cap, this.total - this.steps),
     );
     if (end.end === 'cap') this.capped++;
     if (end.end === 'time') this.timedOut = true;

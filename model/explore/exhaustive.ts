@@ -7,7 +7,7 @@ import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
 import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
-import { Chains, type PlantUnsoundAccel } from './acceleration.ts';
+import { ACCEL_PER_STATE, Chains, CHAIN_CAP, type PlantUnsoundAccel } from './acceleration.ts';
 import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
@@ -177,7 +177,13 @@ export function explore(
     reduce.accelerate ? { plant: accelPlant } : null,
   );
   const chains = reduce.accelerate
-    ? new Chains({ machine, visited, cache, pcFair, reduced }, t0 + budget.timeoutMs, accelPlant)
+    ? new Chains(
+        { machine, visited, cache, pcFair, reduced },
+        t0 + budget.timeoutMs,
+        accelPlant,
+        Math.min(CHAIN_CAP, budget.maxStates),
+        ACCEL_PER_STATE * budget.maxStates,
+      )
     : null;
   /** Per ample step: steps accelerated past it, and whether its target was a new state. */
   const ampleExtra: number[] = [];
@@ -462,7 +468,10 @@ export function explore(
     notes.push(
       `accelerated ${chains.steps.toLocaleString('en-US')} steps in ${chains.count.toLocaleString('en-US')} chain${chains.count > 1 ? 's' : ''} without storing their states (docs/semantics.md §14.1): the verdict rests on acceleration` +
         (chains.capped > 0
-          ? `; ${chains.capped} chain${chains.capped > 1 ? 's' : ''} reached the cap of 1,000,000 steps and stored the state reached`
+          ? `; ${chains.capped} chain${chains.capped > 1 ? 's' : ''} reached the cap of ${chains.cap.toLocaleString('en-US')} steps and stored the state reached`
+          : '') +
+        (chains.steps >= chains.total
+          ? `; acceleration stopped at its budget of ${chains.total.toLocaleString('en-US')} steps (${ACCEL_PER_STATE} per state of the states budget)`
           : ''),
     );
   if (sawUnknownChoice)
