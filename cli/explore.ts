@@ -37,6 +37,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly exitPriority?: boolean;
   /** Warp symmetry (`--no-warp-symmetry` turns it off; issue 10 item 2). */
   readonly warpSymmetry?: boolean;
+  /** Chain acceleration (`--no-accelerate` turns it off; issue 16, `acceleration.ts`). */
+  readonly accelerate?: boolean;
   readonly save: string | false;
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
@@ -222,6 +224,7 @@ function printJson(
           por: a.partialOrder !== false,
           exitPriority: a.exitPriority !== false,
           warpSymmetry: a.warpSymmetry !== false,
+          accelerate: a.accelerate !== false,
           widen: a.widen ?? 0,
         },
         results: rows.map((r) => ({
@@ -240,6 +243,7 @@ function printJson(
           por: r.result.partialOrder ?? false,
           exitPriority: r.result.exitPriority ?? null,
           warpSymmetry: r.result.warpSymmetry ?? false,
+          accelerated: r.result.accelerated ?? 0,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,
             kind: f.kind,
@@ -275,6 +279,8 @@ function printText(
   );
   const hasExpect = rows.some((r) => r.expected !== null);
   const hasPossible = rows.some((r) => verdictPossible(r.result));
+  // A verdict that rests on chain acceleration says so in its row (issue 16, docs/semantics.md §14.2).
+  const hasAccel = rows.some((r) => (r.result.accelerated ?? 0) > 0);
   const short = (k: string) => (k.length > 40 ? k.slice(0, 39) + '…' : k);
   io.out(
     table(
@@ -288,6 +294,7 @@ function printText(
         'transitions',
         'depth',
         'time',
+        ...(hasAccel ? ['accelerated'] : []),
         ...(hasExpect ? ['expected'] : []),
       ],
       rows.map((r) => [
@@ -299,6 +306,7 @@ function printText(
         thousands(r.result.transitions),
         String(r.result.depth),
         millis(r.result.timeMs),
+        ...(hasAccel ? [thousands(r.result.accelerated ?? 0)] : []),
         ...(hasExpect
           ? [
               r.expected === null

@@ -49,6 +49,7 @@ export function searchMachine(
             partialOrder: a.partialOrder !== false,
             exitPriority: a.exitPriority !== false,
             warpSymmetry: a.warpSymmetry !== false,
+            accelerate: a.accelerate !== false,
           },
         },
       );

@@ -154,11 +154,15 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option(
       '--no-exit-priority',
-      'let lanes wait at an EXIT while other lane groups of their its warp run, instead of exiting them first (EXIT priority, docs/semantics.md §14.1)',
+      'let lanes wait at an EXIT while other lane groups of their its warp run, instead of exiting them first (EXIT priority, docs/semantics.md §14.2)',
     )
     .option(
       '--no-warp-symmetry',
       'keep states that differ only by exchanging warps that can no longer read their own index apart (warp symmetry, docs/semantics.md §15)',
+    )
+    .option(
+      '--no-accelerate',
+      'store every state of long single-path runs instead of following a warp alone through steps that touch no shared memory and issue all its ready lanes (chain acceleration, docs/semantics.md §14.2)',
     )
     .option(
       '--widen <N>',
@@ -246,6 +250,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           partialOrder: o['por'] !== false,
           exitPriority: o['exitPriority'] !== false,
           warpSymmetry: o['warpSymmetry'] !== false,
+          accelerate: o['accelerate'] !== false,
           ...(o['random'] !== undefined
             ? {
                 random: {

@@ -1,4 +1,5 @@
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
+import { chainChoice } from './acceleration.ts';
 
 /**
  * Schedules from the real initial state (DESIGN.md "Every random run is reproducible"): the
@@ -23,6 +24,11 @@ export interface ClassPath {
    */
   readonly warps?: readonly number[];
   readonly perms?: readonly number[];
+  /**
+   * Per step, the steps of an accelerated chain that follow it (`acceleration.ts`): each is the
+   * one step of the same warp, replayed as such; absent or 0 for a plain edge.
+   */
+  readonly extra?: readonly number[];
 }
 
 /** `s` is in the class of stored state `id`. */
@@ -44,6 +50,29 @@ export function walkClasses(
     const succ = machine.successors(s);
     const target = path.ids[i + 1]!;
     const w = tracked ? tracked[path.warps![i]!]! : -1;
+    const extra = path.extra?.[i] ?? 0;
+    if (extra > 0) {
+      // A compressed edge: its first step, then its warp's one step `extra` times — the
+      // representative's choice first, then any other (of the tracked warp, under warp symmetry).
+      const hint = path.hint[i]!;
+      let end: MachineState | null = null;
+      for (let j = -1; j < succ.length && end === null; j++) {
+        const c = j < 0 ? hint : j;
+        if (j === hint) continue;
+        const t = succ[c];
+        if (!t?.next || (w >= 0 && t.warp !== w)) continue;
+        const tail: number[] = [];
+        const reached = followReplay(machine, t.next, t.warp, extra, tail);
+        if (!reached || !inClass(reached, target)) continue;
+        schedule.push(c);
+        for (const x of tail) schedule.push(x);
+        end = reached;
+      }
+      if (end === null) return null;
+      s = end;
+      if (tracked) retrack(tracked, path.perms![i]!);
+      continue;
+    }
     const c = pick(
       succ,
       path.hint[i]!,
@@ -52,14 +81,34 @@ export function walkClasses(
     if (c < 0) return null;
     schedule.push(c);
     s = succ[c]!.next!;
-    if (tracked) {
-      // The warp at index j of this representative is at σ(j) in the next one.
-      const before = Int32Array.from(tracked);
-      const sigma = path.perms![i]!;
-      for (let j = 0; j < before.length; j++) tracked[(sigma >>> (3 * j)) & 7] = before[j]!;
-    }
+    if (tracked) retrack(tracked, path.perms![i]!);
   }
   return { schedule, state: s };
+}
+
+/** The warp at index j of this representative is at σ(j) in the next one (3 bits per index). */
+function retrack(tracked: Int32Array, sigma: number): void {
+  const before = Int32Array.from(tracked);
+  for (let j = 0; j < before.length; j++) tracked[(sigma >>> (3 * j)) & 7] = before[j]!;
+}
+
+/** Takes warp `k`'s one step `n` times from `s`, pushing the choices; null if it is not one. */
+function followReplay(
+  machine: Machine,
+  s: MachineState,
+  k: number,
+  n: number,
+  schedule: number[],
+): MachineState | null {
+  let cur = s;
+  for (let i = 0; i < n; i++) {
+    const succ = machine.successors(cur);
+    const c = chainChoice(succ, k);
+    if (c < 0 || !succ[c]!.next) return null;
+    schedule.push(c);
+    cur = succ[c]!.next!;
+  }
+  return cur;
 }
 
 /** The step from `s` that ends the run as `verdict`/`property` do, the hint first; -1 if none. */

@@ -113,20 +113,21 @@ describe('straight-line code terminates with a countable state space', () => {
     ].join('\n');
     // (pc0, pc1) → (1,1) → (2,2) → (4,3); then either lane 1 MOVs → (4,4) → both EXIT together,
     // or lane 0 exits → (X,3) → (X,4) → (X,X): 8 states, 8 transitions.
-    const its = runListing(text, 'its', { reduce: { exitPriority: false } });
+    // Every state stored (EXIT priority and acceleration would shorten lane 1's MOV and EXIT).
+    const its = runListing(text, 'its', { reduce: { exitPriority: false, accelerate: false } });
     expect(its.result.verdict).toBe('terminates');
     expect(its.result.states).toBe(8);
     expect(its.result.transitions).toBe(8);
     checkReplays(its.machine, its.result);
     // EXIT priority (groupPriority.ts): at (4,3) lane 0 waits at an unguarded EXIT, so it exits
     // alone: (4,4) is never reached — 7 states, 6 transitions (the left-out MOV is no transition).
-    const reduced = runListing(text, 'its');
+    const reduced = runListing(text, 'its', { reduce: { accelerate: false } });
     expect([reduced.result.states, reduced.result.transitions]).toEqual([7, 6]);
     // Two warp states pick an exiting group: (4,3), and (X,4) where lane 1's exit is the only step.
     expect(reduced.result.exitPriority?.applied).toBe(2);
     checkReplays(reduced.machine, reduced.result);
     // simt-stack: one path. The taken lane is already at the IPDOM (L) and is not pushed.
-    const simt = runListing(text, 'simt-stack');
+    const simt = runListing(text, 'simt-stack', { reduce: { accelerate: false } });
     expect(simt.result.states).toBe(6);
   });
 });
@@ -142,7 +143,8 @@ describe('livelock: a loop that never exits', () => {
 
   it('deadlock/livelock with a lasso whose cycle returns to its start', () => {
     for (const mech of ['its', 'simt-stack']) {
-      const { machine, result } = runListing(loop, mech);
+      // Every state stored (acceleration.test.ts counts the accelerated search).
+      const { machine, result } = runListing(loop, mech, { reduce: { accelerate: false } });
       expect(result.verdict, mech).toBe('deadlock');
       expect(result.kind, mech).toBe('livelock');
       // R1 never reaches control (no branch reads it: liveness.ts, relevance), so a state is its
@@ -396,10 +398,15 @@ describe('budgets', () => {
 
   it('too shallow: bound-reached (depth)', () => {
     const text = '// @warpcheck warp-size=1\nNOP\nNOP\nNOP\nNOP\nEXIT';
-    const { result } = runListing(text, 'its', { budget: { maxDepth: 3 } });
+    // Without acceleration every NOP is a level (with it, the NOPs are one chain: 2 levels).
+    const plain = { reduce: { accelerate: false } } as const;
+    const { result } = runListing(text, 'its', { budget: { maxDepth: 3 }, ...plain });
     expect(result.verdict).toBe('bound-reached');
     expect(result.bound).toBe('depth');
-    expect(runListing(text, 'its', { budget: { maxDepth: 5 } }).result.verdict).toBe('terminates');
+    expect(runListing(text, 'its', { budget: { maxDepth: 5 }, ...plain }).result.verdict).toBe(
+      'terminates',
+    );
+    expect(runListing(text, 'its', { budget: { maxDepth: 3 } }).result.verdict).toBe('terminates');
   });
 
   it('no time: bound-reached (time)', () => {
@@ -412,7 +419,7 @@ describe('budgets', () => {
     // The trap is 8 steps deep; termination needs 10. With depth 8 the trap is found.
     const { result } = runListing(race, 'its', {
       budget: { maxDepth: 8 },
-      reduce: { exitPriority: false },
+      reduce: { exitPriority: false, accelerate: false },
     });
     expect(result.bound).toBe('depth');
     expect(result.verdict).toBe('trap');

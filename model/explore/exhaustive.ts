@@ -9,6 +9,8 @@ import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './ve
 import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
 import { groupPriority, type PlantUnsoundGroups } from './groupPriority.ts';
 import { WarpSymmetry, type PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
+import { ACCEL_PER_STATE, Chains, CHAIN_CAP, type PlantUnsoundAccel } from './acceleration.ts';
+import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 
 /** Every search has a budget (DESIGN.md) and says which one it hit. */
 export interface Budget {
@@ -51,6 +53,12 @@ export interface ExploreResult {
   readonly exitPriority?: { readonly applied: number };
   /** The search ran with warp symmetry (`warpSymmetry.ts`): states up to permuting free warps. */
   readonly warpSymmetry?: boolean;
+  /**
+   * Steps run inside accelerated chains and not stored (`acceleration.ts`), past each chain's
+   * first step; 0 when acceleration was off or never applied. A verdict with a nonzero count
+   * rests on acceleration (the notes say so).
+   */
+  readonly accelerated?: number;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -86,6 +94,12 @@ export interface Reductions {
    * warps on a per-warp mechanism.
    */
   readonly warpSymmetry: boolean;
+  /**
+   * Chain acceleration (`acceleration.ts`, docs/semantics.md §14.2): a path of states that each
+   * expand one local data step issuing all of its warp's ready lanes is followed without storing
+   * its intermediate states; every verdict, fair cycles included, is unchanged.
+   */
+  readonly accelerate: boolean;
 }
 
 export const defaultReductions: Reductions = {
@@ -93,6 +107,7 @@ export const defaultReductions: Reductions = {
   partialOrder: true,
   exitPriority: true,
   warpSymmetry: true,
+  accelerate: true,
 };
 
 export interface ExploreOptions {
@@ -103,6 +118,8 @@ export interface ExploreOptions {
   readonly plantUnsoundGroups?: PlantUnsoundGroups;
   /** A planted bug for the warp-symmetry soundness law; never set outside tests. */
   readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
+  /** A planted bug for the acceleration soundness law; never set outside tests. */
+  readonly plantUnsoundAccel?: PlantUnsoundAccel;
 }
 
 /**
@@ -191,7 +208,27 @@ export function explore(
   };
 
   // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
-  const cache = new LocalSteps(machine, visited, por, pcFair, groups);
+  const accelPlant = options.plantUnsoundAccel ?? null;
+  const cache = new LocalSteps(
+    machine,
+    visited,
+    por,
+    pcFair,
+    groups,
+    reduce.accelerate ? { plant: accelPlant } : null,
+  );
+  const chains = reduce.accelerate
+    ? new Chains(
+        { machine, visited, cache, pcFair, reduced },
+        t0 + budget.timeoutMs,
+        accelPlant,
+        Math.min(CHAIN_CAP, budget.maxStates),
+        ACCEL_PER_STATE * budget.maxStates,
+      )
+    : null;
+  /** Per ample step: steps accelerated past it, and whether its target was a new state. */
+  const ampleExtra: number[] = [];
+  const ampleAdded: boolean[] = [];
   const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo, localAcyclic } = cache;
   const proviso = por ? por.proviso : true;
   const { localMoreStart, ampleMore } = cache;
@@ -244,6 +281,11 @@ export function explore(
           elapsedMs: elapsed,
         });
     }
+    // A chain stopped at the time budget: stop here, not 255 states (and chains) later.
+    if (chains?.timedOut) {
+      bound = 'time';
+      break;
+    }
     if (visited.size >= budget.maxStates) {
       bound = 'states';
       break;
@@ -253,9 +295,11 @@ export function explore(
     const mid = visited.at(head, K);
     let en = 0;
     let live = false;
+    let nSteps = 0;
     for (let k = 0; k < K; k++) {
       const loc = localOf(k, visited.at(head, k), mid);
       locals[k] = loc;
+      nSteps += localStart.get(loc + 1) - localStart.get(loc);
       const info = localInfo.get(loc);
       if (info & 1) en |= 1 << k;
       if (info & 2) live = true;
@@ -349,14 +393,23 @@ export function explore(
         full = false;
         ampleTo.length = 0;
         amplePerm.length = 0;
+        ampleExtra.length = 0;
+        ampleAdded.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
+          // A one-step ample set may start an accelerated chain (acceleration.ts).
+          const extra =
+            chains && ampleEnd - ampleFrom === 1
+              ? chains.follow(ample, e, locals[ample]!, tuple)
+              : 0;
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
           amplePerm.push(lastPerm);
+          ampleExtra.push(extra);
+          ampleAdded.push(to >= size);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
           if (proviso && !acyclic && to < size && depthOf.get(to) <= d) full = true;
         }
@@ -381,6 +434,13 @@ export function explore(
         if (inAmple) {
           to = ampleTo[e - ampleFrom]!;
           perm = amplePerm[e - ampleFrom]!;
+          if (chains && ampleExtra[e - ampleFrom]! > 0)
+            chains.record(
+              edgeTo.length,
+              to,
+              ampleAdded[e - ampleFrom]!,
+              ampleExtra[e - ampleFrom]!,
+            );
         } else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;
@@ -399,8 +459,12 @@ export function explore(
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
+          // The state's only step may start an accelerated chain (acceleration.ts).
+          const extra = chains && nSteps === 1 ? chains.follow(k, e, loc, tuple) : 0;
+          const size = visited.size;
           to = add(head, c, d + 1);
           perm = lastPerm;
+          if (extra > 0) chains!.record(edgeTo.length, to, to >= size, extra);
         }
         if (stepUnknown.get(e)) sawUnknownChoice = true;
         edgeTo.push(to);
@@ -473,7 +537,11 @@ export function explore(
       edgePerm && options.plantUnsoundWarpSymmetry !== 'index-fairness' ? edgePerm.view() : null,
   };
   const cycles = findFairCycles(graph);
-  const { findings: out, unreplayable } = buildFindings(
+  const {
+    findings: out,
+    unreplayable,
+    longSchedules,
+  } = buildFindings(
     {
       machine,
       graph,
@@ -485,12 +553,27 @@ export function explore(
       occurrences,
       inClass: sym ? sym.inClass : visited.inClass,
       matchWarps: sym ? sym.match : null,
+      chains: chains ? { ofEdge: chains.ofEdge, ofState: chains.ofState } : null,
     },
     cycles,
   );
   if (unreplayable > 0)
     notes.push(
       `${unreplayable} finding${unreplayable > 1 ? 's' : ''} could not be walked again from the initial state; ${unreplayable > 1 ? 'their schedules' : 'its schedule'} may not replay`,
+    );
+  if (longSchedules > 0)
+    notes.push(
+      `${longSchedules} finding${longSchedules > 1 ? 's' : ''} lie${longSchedules > 1 ? '' : 's'} past accelerated chains longer than a scenario holds (${SCENARIO_LIMITS.scheduleSteps.toLocaleString('en-US')} steps): ${longSchedules > 1 ? 'their schedules give' : 'its schedule gives'} each chain as its first step only and do${longSchedules > 1 ? '' : 'es'} not replay`,
+    );
+  if (chains && chains.steps > 0)
+    notes.push(
+      `accelerated ${chains.steps.toLocaleString('en-US')} steps in ${chains.count.toLocaleString('en-US')} chain${chains.count > 1 ? 's' : ''} without storing their states (docs/semantics.md §14.2): the verdict rests on acceleration` +
+        (chains.capped > 0
+          ? `; ${chains.capped} chain${chains.capped > 1 ? 's' : ''} reached the cap of ${chains.cap.toLocaleString('en-US')} steps and stored the state reached`
+          : '') +
+        (chains.steps >= chains.total
+          ? `; acceleration stopped at its budget of ${chains.total.toLocaleString('en-US')} steps (${ACCEL_PER_STATE} per state of the states budget)`
+          : ''),
     );
   if (sawUnknownChoice)
     notes.push(
@@ -529,6 +612,7 @@ export function explore(
     partialOrder: por !== null,
     ...(groups ? { exitPriority: { applied: cache.exitPriority } } : {}),
     warpSymmetry: sym !== null,
+    accelerated: chains?.steps ?? 0,
     terminalStates,
     notes,
   };

@@ -3,6 +3,7 @@ import { exactLasso, stopChoice, walkClasses, type InClass } from './concretize.
 import { decisionsOf } from './decisions.ts';
 import type { Graph, Lasso } from './fairCycles.ts';
 import type { Finding } from './verdict.ts';
+import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 
 /** The first occurrence of an outcome: the state it shows at, and the ending step (a choice) if any. */
 export interface FirstOccurrence {
@@ -30,6 +31,11 @@ export interface SearchRecord {
   readonly inClass: InClass;
   /** Warp symmetry (`warpSymmetry.ts`): the concrete warp at each index of stored state `id`. */
   readonly matchWarps?: ((s: MachineState, id: number) => Int32Array | null) | null;
+  /** Accelerated chains (`acceleration.ts`): steps past the first, per edge and per parent edge. */
+  readonly chains: {
+    readonly ofEdge: ReadonlyMap<number, number>;
+    readonly ofState: ReadonlyMap<number, number>;
+  } | null;
 }
 
 /**
@@ -42,7 +48,7 @@ export interface SearchRecord {
 export function buildFindings(
   r: SearchRecord,
   cycles: { readonly count: number; readonly lasso: Lasso | null },
-): { findings: Finding[]; unreplayable: number } {
+): { findings: Finding[]; unreplayable: number; longSchedules: number } {
   const { machine, graph, stepAbstract, parent, parentChoice, occurrences, inClass } = r;
   const { edgeStart, edgeTo, edgeStep, expanded } = graph;
   const findings = r.first;
@@ -59,10 +65,15 @@ export function buildFindings(
     return out.reverse();
   };
   // Schedules from the real initial state (concretize.ts): every recorded path is walked again.
+  const chains = r.chains;
   const classPath = (ids: readonly number[]) => ({
     ids,
     hint: ids.slice(1).map((id) => parentChoice[id]!),
+    ...(chains ? { extra: ids.slice(1).map((id) => chains.ofState.get(id) ?? 0) } : {}),
   });
+  /** Steps of a path once its chains are expanded (a schedule's length). */
+  const expandedLength = (p: { ids: readonly number[]; extra?: readonly number[] }): number =>
+    p.ids.length - 1 + (p.extra ?? []).reduce((a, b) => a + b, 0);
   // Concrete reachability (issue 16, `decisions.ts`): states reached without any abstract step,
   // with their own shortest parents, so that a finding that has a concrete witness shows it.
   const nStates = r.states;
@@ -104,19 +115,36 @@ export function buildFindings(
   };
   const out: Finding[] = [];
   let unreplayable = 0;
+  let longSchedules = 0;
   for (const [id, first] of findings) {
     const { f } = first;
     const concrete = concreteOccurrence(id);
     const { at, last } = concrete ?? first;
     const ids = concrete ? concreteIds(at) : idsTo(at);
-    const path = concrete ? { ids, hint: ids.slice(1).map((x) => cChoice[x]!) } : classPath(ids);
-    const walked = walkClasses(machine, machine.initial(), path, inClass);
+    const path = concrete
+      ? {
+          ids,
+          hint: ids.slice(1).map((x) => cChoice[x]!),
+          ...(chains
+            ? {
+                extra: ids
+                  .slice(1)
+                  .map((x) => chains.ofEdge.get(edgeStart[cParent[x]!]! + cChoice[x]!) ?? 0),
+              }
+            : {}),
+        }
+      : classPath(ids);
+    // A schedule through chains longer than a scenario may hold is not walked (it could not be
+    // saved, and walking it again costs as much as the chains did): its choices stay compressed.
+    const tooLong = expandedLength(path) > SCENARIO_LIMITS.scheduleSteps;
+    if (tooLong) longSchedules++;
+    const walked = tooLong ? null : walkClasses(machine, machine.initial(), path, inClass);
     const stop =
       walked && last !== null
         ? stopChoice(machine, walked.state, last, f.verdict, f.property)
         : null;
     if (!walked || (last !== null && !stop)) {
-      unreplayable++;
+      if (!tooLong) unreplayable++;
       const schedule = pathTo(at);
       if (last !== null) schedule.push(last);
       out.push({ ...f, schedule, loop: null });
@@ -140,28 +168,41 @@ export function buildFindings(
   if (cycles.count > 0 && cycles.lasso) {
     const entryIds = idsTo(cycles.lasso.entry);
     const cycleIds = [cycles.lasso.entry];
-    for (const c of cycles.lasso.cycle) cycleIds.push(edgeTo[edgeStart[cycleIds.at(-1)!]! + c]!);
-    const walked = walkClasses(machine, machine.initial(), classPath(entryIds), inClass);
+    const cycleExtra: number[] = [];
+    for (const c of cycles.lasso.cycle) {
+      const e = edgeStart[cycleIds.at(-1)!]! + c;
+      cycleExtra.push(chains?.ofEdge.get(e) ?? 0);
+      cycleIds.push(edgeTo[e]!);
+    }
+    const entryPath = classPath(entryIds);
+    const cyclePath = {
+      ids: cycleIds,
+      hint: cycles.lasso.cycle,
+      extra: cycleExtra,
+      ...trackOf(graph, cycleIds, cycles.lasso.cycle),
+    };
+    const tooLong =
+      expandedLength(entryPath) + expandedLength(cyclePath) > SCENARIO_LIMITS.scheduleSteps;
+    if (tooLong) longSchedules++;
+    const walked = tooLong ? null : walkClasses(machine, machine.initial(), entryPath, inClass);
     const lasso = walked
       ? exactLasso(
           machine,
           walked.state,
-          {
-            ids: cycleIds,
-            hint: cycles.lasso.cycle,
-            ...trackOf(graph, cycleIds, cycles.lasso.cycle),
-          },
+          cyclePath,
           inClass,
           64,
           r.matchWarps ? (s) => r.matchWarps!(s, cycles.lasso!.entry) : null,
         )
       : null;
-    if (!lasso) unreplayable++;
+    if (!lasso && !tooLong) unreplayable++;
     const prefix =
       lasso && walked ? [...walked.schedule, ...lasso.prefix] : pathTo(cycles.lasso.entry);
     const cycle = lasso ? lasso.cycle : cycles.lasso.cycle;
-    const turns = lasso ? lasso.prefix.length / cycles.lasso.cycle.length : 0;
-    const cycleTurns = cycle.length / cycles.lasso.cycle.length;
+    // One turn of the stored cycle in steps, its accelerated chains expanded.
+    const turn = expandedLength(cyclePath);
+    const turns = lasso ? lasso.prefix.length / turn : 0;
+    const cycleTurns = cycle.length / turn;
     const lead =
       (turns === 0
         ? 'the lasso is the shortest prefix to one'
@@ -176,12 +217,12 @@ export function buildFindings(
       verdict: 'deadlock',
       kind: 'livelock',
       property: null,
-      message: `a fair cycle of ${cycles.lasso.cycle.length} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
+      message: `a fair cycle of ${turn} steps never ends (${cycles.count} fair cycle component${cycles.count > 1 ? 's' : ''}; ${lead})`,
       schedule: [...prefix, ...cycle],
       loop: prefix.length,
     });
   }
-  return { findings: out, unreplayable };
+  return { findings: out, unreplayable, longSchedules };
 }
 
 /** Under warp symmetry: the issuing warp index and σ of each step of a cycle (`ClassPath`). */

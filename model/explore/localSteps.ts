@@ -2,6 +2,7 @@ import type { Machine, Stop, Transition } from '../machine/machine.ts';
 import { int32, uint16, uint32, uint8 } from './growable.ts';
 import type { GroupPriority } from './groupPriority.ts';
 import type { PartialOrder } from './partialOrder.ts';
+import { chainable, type PlantUnsoundAccel } from './acceleration.ts';
 import { TupleTable } from './tables.ts';
 import type { VisitedStates } from './visited.ts';
 
@@ -46,6 +47,8 @@ export class LocalSteps {
   /** -1, or an index into `stops`. */
   readonly stepStop = int32();
   readonly stepPc = int32();
+  /** Per step: it may be inside an accelerated chain (`acceleration.ts`); all 0 when off. */
+  readonly stepChain = uint8();
   readonly stops: Stop[] = [];
   /** Per-PC fairness: the PCs of each local's ready lanes are `localPcs[localPcStart[l] ..]`. */
   readonly localPcStart = int32();
@@ -61,6 +64,8 @@ export class LocalSteps {
     private readonly por: PartialOrder | null,
     private readonly pcFair: boolean,
     private readonly groups: GroupPriority | null = null,
+    /** Chain acceleration is on (`acceleration.ts`), with a planted bug only in its law. */
+    private readonly accel: { readonly plant: PlantUnsoundAccel | null } | null = null,
   ) {
     this.localStart.push(0);
     this.localPcStart.push(0);
@@ -106,6 +111,7 @@ export class LocalSteps {
       if (st.orderDependent) this.orderDependent ??= st.issue;
       this.stepOf.push(k);
       this.stepPc.push(st.issue.pc);
+      this.stepChain.push(this.accel && chainable(machine.ops, st, mem, this.accel.plant) ? 1 : 0);
       this.stepMask.push(st.issue.mask);
       this.stepGroup.push(st.group);
       this.stepUnknown.push(st.unknownChoice ? 1 : 0);

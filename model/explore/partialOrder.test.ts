@@ -258,11 +258,14 @@ describe('partial-order reduction over warps', () => {
       '\n',
     );
     const m = machineOf(text, 'simt-stack');
-    // (Warp symmetry off: the two warps would be one class, counted in warpSymmetry.test.ts.)
+    // (Warp symmetry off: the two warps would be one class, counted in warpSymmetry.test.ts;
+    // acceleration off: it would run each warp's MOVs as one chain, acceleration.test.ts.)
     const plain = explore(m, budget, undefined, {
-      reduce: { partialOrder: false, warpSymmetry: false },
+      reduce: { partialOrder: false, warpSymmetry: false, accelerate: false },
     });
-    const reduced = explore(m, budget, undefined, { reduce: { warpSymmetry: false } });
+    const reduced = explore(m, budget, undefined, {
+      reduce: { warpSymmetry: false, accelerate: false },
+    });
     expect([plain.states, plain.transitions]).toEqual([16, 24]);
     expect([reduced.states, reduced.transitions]).toEqual([7, 6]);
     expect(reduced.partialOrder).toBe(true);

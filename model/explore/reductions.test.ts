@@ -91,6 +91,7 @@ describe('dead-value reduction', () => {
               partialOrder: false,
               exitPriority: false,
               warpSymmetry: false,
+              accelerate: false,
             },
           });
           const reduced = explore(machine, budget, undefined, {
@@ -131,6 +132,7 @@ describe('dead-value reduction', () => {
                 partialOrder: false,
                 exitPriority: false,
                 warpSymmetry: false,
+                accelerate: false,
               },
             });
             const reduced = explore(machine, budget, undefined, {
@@ -217,6 +219,7 @@ describe('the explorer without reductions', () => {
             partialOrder: false,
             exitPriority: false,
             warpSymmetry: false,
+            accelerate: false,
           },
         });
         expect(r.states).toBe(n.states);

@@ -361,7 +361,8 @@ describe('simt-stack: foreign instructions (BSSY/BSYNC)', () => {
   ].join('\n');
 
   it('are no-ops by default', () => {
-    const { result, machine } = runListing(text, 'simt-stack');
+    // Every state stored (acceleration would run the no-op BSSY/BSYNC path as chains).
+    const { result, machine } = runListing(text, 'simt-stack', { reduce: { accelerate: false } });
     expect(result.verdict).toBe('terminates');
     // S2R, ISETP, BSSY, BRA, MOV (lanes 2,3), BSYNC (reconverged), EXIT: one path, 8 states.
     expect(result.states).toBe(8);

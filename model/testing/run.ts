@@ -89,6 +89,7 @@ export function runListing(
   mechanism: string,
   setup: RunSetup & {
     readonly budget?: Partial<Budget>;
+    /** Reduction switches of the search (all on when absent). */
     readonly reduce?: Partial<Reductions>;
   } = {},
 ): { machine: Machine; result: ExploreResult } {

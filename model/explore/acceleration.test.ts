@@ -1,0 +1,252 @@
+/**
+ * Soundness law of chain acceleration (issue 16, item 3; `acceleration.ts`, docs/semantics.md
+ * §14.2; DESIGN.md: "check each reduction by comparing verdicts with and without it"): on
+ * generated kernels (structured, unstructured and random instructions, W ≤ 6, one or two warps,
+ * plus message passing between two warps) on every mechanism, the search with and without
+ * acceleration reports the same verdict, kind, property and set of outcomes — livelocks included —
+ * and every finding of the accelerated search replays from the real initial state. The law fails
+ * on two planted bugs: a chain that also swallows loads and stores (another warp's order with them
+ * is lost), and a chain that goes on through a state with several steps, taking the first (the
+ * other choices are lost).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Machine } from '../machine/machine.ts';
+import { MECHANISMS } from '../mechanisms/index.ts';
+import { structuredKernel } from '../../properties/arbitraries/structured.ts';
+import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts';
+import { spinlockKernel } from '../../properties/arbitraries/kernels.ts';
+import { machineOf, replay } from '../testing/run.ts';
+import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
+import type { PlantUnsoundAccel } from './acceleration.ts';
+import { randomKernel } from './randomKernels.ts';
+import { longLoop } from '../../bench/longLoop.ts';
+
+const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
+
+const outcomes = (r: ExploreResult) =>
+  r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
+const verdictOf = (r: ExploreResult) =>
+  `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
+
+/**
+ * Message passing between two warps of one lane: warp 0 stores a flag after `pad` local steps,
+ * warp 1 loads it after `readerPad` local steps and traps if it sees `seen` — reachable or not
+ * depending on the order of one store and one load, which a chain that swallows the store loses.
+ */
+const messagePassing = fc
+  .record({
+    pad: fc.integer({ min: 1, max: 3 }),
+    readerPad: fc.integer({ min: 1, max: 3 }),
+    value: fc.integer({ min: 1, max: 2 }),
+    seen: fc.integer({ min: 0, max: 2 }),
+  })
+  .map(({ pad, readerPad, value, seen }) =>
+    [
+      '// @warpcheck warp-size=1 warps=2 mem[0x100]=0',
+      'S2R R0, SR_TID.X',
+      'ISETP.NE.AND P0, PT, R0, RZ, PT',
+      '@P0 BRA reader',
+      ...Array.from({ length: pad }, (_, i) => `IADD3 R${4 + i}, R${4 + i}, 0x1, RZ`),
+      `MOV R3, 0x${value}`,
+      'STS [RZ+0x100], R3',
+      'MOV R3, 0x0',
+      'EXIT',
+      'reader:',
+      ...Array.from({ length: readerPad }, (_, i) => `IADD3 R${4 + i}, R${4 + i}, 0x1, RZ`),
+      'LDS R1, [RZ+0x100]',
+      `ISETP.EQ.AND P1, PT, R1, 0x${seen}, PT`,
+      '@P1 BPT.TRAP 0x1',
+      'EXIT',
+    ].join('\n'),
+  );
+
+/**
+ * Half of the kernels read an unknown special register instead of their lane or thread id
+ * (SR_CLOCKLO, unknown in abstract mode, SEMANTICS §5): their branches are then unknown choices,
+ * where a chain must stop.
+ */
+const unknownIds = (text: string): string => text.replace(/SR_LANEID|SR_TID\.X/g, 'SR_CLOCKLO');
+const generated = fc.oneof(
+  structuredKernel({ maxWarpSize: 6, maxWarps: 2, maxStatements: 3, maxDepth: 2 }).map(
+    (k) => k.text,
+  ),
+  unstructuredKernel({ maxWarpSize: 6, maxWarps: 2, maxBlocks: 6 }).map((k) => k.text),
+  randomKernel({ maxLength: 10, maxWarpSize: 4 }).map((k) => k.text),
+  spinlockKernel.map(({ text }) => text),
+  messagePassing,
+);
+const kernels = fc
+  .tuple(generated, fc.boolean())
+  .map(([text, unknown]) => (unknown ? unknownIds(text) : text));
+
+/** Every mechanism with its default options, and `its` issuing single lanes. */
+const configs: readonly { mech: string; options: Record<string, string> }[] = [
+  ...MECHANISMS.map((m) => ({ mech: m.id, options: {} })),
+  { mech: 'its', options: { grouping: 'single' } },
+];
+
+interface Tally {
+  compared: number;
+  accelerated: number;
+  livelocks: number;
+}
+
+/** Both searches on one kernel; the accelerated one's findings replay. */
+function check(
+  text: string,
+  config: (typeof configs)[number],
+  laneSymmetry: boolean,
+  tally: Tally,
+  plant?: PlantUnsoundAccel,
+): void {
+  const machine = machineOf(text, config.mech, { options: config.options, laneSymmetry });
+  const plain = explore(machine, budget, undefined, { reduce: { accelerate: false } });
+  if (plain.bound !== null) return;
+  const fast = explore(machine, budget, undefined, plant ? { plantUnsoundAccel: plant } : {});
+  if (fast.bound !== null) return;
+  tally.compared++;
+  if ((fast.accelerated ?? 0) > 0) {
+    tally.accelerated++;
+    if (plain.kind === 'livelock') tally.livelocks++;
+  }
+  expect(verdictOf(fast), text).toBe(verdictOf(plain));
+  expect(outcomes(fast), text).toEqual(outcomes(plain));
+  if (!plant) checkFindings(machine, fast);
+}
+
+/** Every finding replays from the real initial state to its outcome. */
+function checkFindings(machine: Machine, r: ExploreResult): void {
+  const m = r.laneSymmetry === machine.symmetric ? machine : machine.withoutSymmetry();
+  for (const f of r.findings) {
+    const { states, last } = replay(m, f.schedule);
+    const end = states.at(-1)!;
+    if (f.loop !== null) expect(m.behaviourKey(states[f.loop]!)).toBe(m.behaviourKey(end));
+    else if (f.verdict === 'terminates') expect(m.status(end)).toBe('terminated');
+    else if (f.verdict === 'deadlock') expect(m.status(end)).toBe('blocked');
+    else expect(last?.stop?.verdict, f.message).toBe(f.verdict);
+  }
+}
+
+const SEED = 20261124;
+const property = (tally: Tally, plant?: PlantUnsoundAccel) =>
+  fc.property(kernels, fc.constantFrom(...configs), fc.boolean(), (text, config, sym) =>
+    check(text, config, sym, tally, plant),
+  );
+
+describe('chain acceleration (issue 16)', () => {
+  it('gives the outcomes of the plain search on generated kernels, and its findings replay', () => {
+    const tally: Tally = { compared: 0, accelerated: 0, livelocks: 0 };
+    fc.assert(property(tally), { seed: SEED, numRuns: 300 });
+    // The kernels must exercise acceleration, livelocks included, not only pass through it.
+    // (seed 20261124: 288 compared, 249 accelerated, 54 of them livelocks.)
+    expect(tally.compared).toBeGreaterThan(200);
+    expect(tally.accelerated).toBeGreaterThan(100);
+    expect(tally.livelocks).toBeGreaterThan(3);
+  }, 120_000);
+
+  it('runs straight-line local steps as one chain (hand count)', () => {
+    // One lane: NOP ×4, EXIT. The first NOP (pc 0) is the state's only step, local, and issues
+    // the only ready lane, so a chain starts; it takes the NOPs at pc 1..3 (3 steps past the
+    // first) and ends before EXIT (not a data step). Stored: pc 0, pc 4, the terminal state — 3
+    // states, 2 transitions, depth 2 (plain: 6 states, 5 transitions, depth 5).
+    const text = '// @warpcheck warp-size=1\nNOP\nNOP\nNOP\nNOP\nEXIT';
+    const m = machineOf(text, 'its');
+    const r = explore(m, budget);
+    expect([r.verdict, r.states, r.transitions, r.depth, r.accelerated]).toEqual([
+      'terminates',
+      3,
+      2,
+      2,
+      3,
+    ]);
+    expect(r.notes.join()).toMatch(/accelerated 3 steps in 1 chain/);
+    // The schedule expands the chain again: all five steps, each the only choice.
+    expect(r.findings[0]!.schedule).toEqual([0, 0, 0, 0, 0]);
+    checkFindings(m, r);
+    const plain = explore(m, budget, undefined, { reduce: { accelerate: false } });
+    expect([plain.states, plain.transitions, plain.depth, plain.accelerated]).toEqual([6, 5, 5, 0]);
+  });
+
+  it('ends a chain where a concrete infinite loop returns, and finds the livelock', () => {
+    // MOV R1, 0; loop: R1 ^= 1; BRA loop. R1 never reaches control (liveness.ts), so a state is
+    // its PC. The chain after the MOV saves the state at pc 1 (Brent, step 0) and meets pc 1 again
+    // 2 steps later with an equal key: it ends there (2 steps past the MOV), and pc 1 is stored.
+    // From pc 1 the chain after the LOP3 saves pc 2 and ends at pc 2 two steps later; from pc 2
+    // likewise back to pc 1. Stored: pc 0, pc 1, pc 2 (3 states, as plain: the cycle is 2 states
+    // long), 3 chains of 2 steps each, and the cycle pc 1 → pc 2 → pc 1 is a fair cycle.
+    const loop = [
+      '// @warpcheck warp-size=2',
+      'MOV R1, 0x0',
+      'loop:',
+      'LOP3.LUT R1, R1, 0x1, RZ, 0x3c, !PT',
+      'BRA loop',
+    ].join('\n');
+    for (const mech of ['its', 'simt-stack']) {
+      const m = machineOf(loop, mech);
+      const r = explore(m, budget);
+      expect(`${r.verdict}/${r.kind}`, mech).toBe('deadlock/livelock');
+      expect(r.states, mech).toBe(3);
+      expect(r.accelerated, mech).toBe(6);
+      checkFindings(m, r);
+    }
+  });
+
+  it('stops at a store another warp reads, and counts depth in stored levels', () => {
+    // The bundled long loop at a smaller size: 50 turns of 10 instructions, one warp of 4 lanes.
+    // Every loop step is local and issues all lanes: one chain from the first MOV to the STS
+    // (not local). Stored: the initial state, the STS, the EXIT, the terminal state.
+    const text = longLoop(50, 10, '// @warpcheck warp-size=4 warps=1 mem[0x100]=0');
+    for (const mech of ['simt-stack', 'its', 'hanoi']) {
+      const m = machineOf(text, mech);
+      const r = explore(m, budget);
+      expect([r.verdict, r.states, r.depth], mech).toEqual(['terminates', 4, 3]);
+      // 4 MOVs + 50 × 10 loop steps + the MOV before the STS, less the chain's first step.
+      expect(r.accelerated, mech).toBe(4 + 500 + 1 - 1);
+      checkFindings(m, r);
+      const plain = explore(m, { ...budget, maxDepth: 100 }, undefined, {
+        reduce: { accelerate: false },
+      });
+      expect([plain.verdict, plain.bound], mech).toEqual(['bound-reached', 'depth']);
+    }
+  });
+
+  it('a livelock behind a long loop replays through the expanded chain, with the plain message', () => {
+    // A 100-turn local loop, then the spinlock of seed 000 Fig. 3 (a SIMT-induced livelock on the
+    // SIMT stack, §III): the lasso's prefix crosses the loop's chain, and its schedule expands it.
+    const text = [
+      '// @warpcheck warp-size=4 warps=1 mem[0x100]=0',
+      'MOV R9, RZ',
+      'loop:',
+      'IADD3 R8, R8, R9, RZ',
+      'IADD3 R9, R9, 0x1, RZ',
+      'ISETP.NE.AND P1, PT, R9, 0x64, PT',
+      '@P1 BRA loop',
+      'MOV R2, 0x100',
+      'MOV R3, 0x1',
+      'acquire:',
+      'ATOMS.CAS R0, [R2], RZ, R3',
+      'ISETP.NE.AND P0, PT, R0, RZ, PT',
+      '@P0 BRA acquire',
+      'ATOMS.EXCH RZ, [R2], RZ',
+      'EXIT',
+    ].join('\n');
+    const m = machineOf(text, 'simt-stack');
+    const fast = explore(m, budget);
+    const plain = explore(m, budget, undefined, { reduce: { accelerate: false } });
+    expect(`${fast.verdict}/${fast.kind}`).toBe('deadlock/livelock');
+    expect(fast.accelerated).toBeGreaterThan(300);
+    expect(fast.states).toBeLessThan(plain.states);
+    const f = fast.findings.find((x) => x.kind === 'livelock')!;
+    const g = plain.findings.find((x) => x.kind === 'livelock')!;
+    expect(f.message).toBe(g.message);
+    expect(f.schedule.length).toBeGreaterThan(400);
+    checkFindings(m, fast);
+  });
+
+  for (const plant of ['swallow-memory', 'first-of-many'] as const)
+    it(`fails on a planted bug (${plant})`, () => {
+      const tally: Tally = { compared: 0, accelerated: 0, livelocks: 0 };
+      expect(() => fc.assert(property(tally, plant), { seed: SEED, numRuns: 300 })).toThrow();
+    }, 120_000);
+});

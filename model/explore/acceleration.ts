@@ -1,0 +1,267 @@
+import { isLaneLocalDataOp, type Op } from '../isa/op.ts';
+import type { Memory } from '../lanes/memory.ts';
+import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
+import { isLocalStep } from '../machine/footprint.ts';
+import { KeyWriter } from '../machine/key.ts';
+
+/**
+ * Chain acceleration (issue 16, item 3; docs/semantics.md §14.2). A long *concrete* loop in which
+ * no lane diverges, waits or touches shared memory is a path of states each with exactly one
+ * successor the search expands. Storing every one of them exhausts the depth budget (a kernel of
+ * 312,500 iterations × 320 instructions is 10^8 levels). Such a path is followed here without
+ * keying or storing its intermediate states, and recorded as one *compressed edge* from the state
+ * where it starts (stored) to the state where it ends (stored).
+ *
+ * A step may be in a chain (`chainable`) when it is local (`machine/footprint.ts`: it reads and
+ * writes no memory and leaves memory as it was, so no other warp's steps or enabledness change),
+ * its op (and a merged issue's second op) is a lane-local data instruction or a branch (no
+ * convergence barrier, WARPSYNC, VOTE, EXIT, call, trap, memory), it resolves no unknown value,
+ * is not widened and not order-dependent, and it is not a stop.
+ *
+ * Where a chain may start, and why verdicts do not change (the exact rule is docs/semantics.md
+ * §14.2): the state's expanded step set is that one chainable step, and the step issues every
+ * ready lane of its warp (and, under fairness per PC, the warp's ready lanes are all at its PC).
+ * Every intermediate state then has exactly one step of that warp (and the other warps exactly as
+ * in the start state), so: no deadlock, stop or terminal state is skipped; cycles and strongly
+ * connected components among stored states are those of the full graph; and the compressed edge
+ * can be labelled with its *first* step for the fair-cycle analysis — an entity ready in every
+ * stored state of a component is ready at each chain start in it, hence taken by the chain's first
+ * step, and the intermediate states add no entity that is ready throughout and never taken.
+ */
+
+/** Steps in one chain before the state reached is stored (a concrete infinite loop then closes as a cycle of stored states). */
+export const CHAIN_CAP = 1_000_000;
+
+/** Steps accelerated per state of the states budget, in one search (`Chains.total`). */
+export const ACCEL_PER_STATE = 10;
+
+/** Planted bugs for the soundness law (`acceleration.test.ts`); never defaults. */
+export type PlantUnsoundAccel =
+  /** Stores and loads may be in a chain (another warp may read what it writes). */
+  | 'swallow-memory'
+  /**
+   * A chain goes on through a state with several steps — an unknown branch's outcomes, lane
+   * groups — taking the first (the other choices are lost).
+   */
+  | 'first-of-many';
+
+/** The step may be inside a chain (see above); `plant` only for the soundness law. */
+export function chainable(
+  ops: readonly Op[],
+  st: WarpStep,
+  mem: Memory,
+  plant: PlantUnsoundAccel | null = null,
+): boolean {
+  if (st.stop !== null || st.warp === null || st.widened) return false;
+  if (st.unknownChoice && plant !== 'first-of-many') return false;
+  if (st.orderDependent) return false;
+  if (plant === 'swallow-memory') return true;
+  if (!isLocalStep(ops, st, mem)) return false;
+  const op = ops[st.issue.pc];
+  if (op === undefined || !chainOp(op)) return false;
+  const merged = st.issue.merged;
+  if (merged !== undefined) {
+    const op2 = ops[merged.pc];
+    if (op2 === undefined || !chainOp(op2)) return false;
+  }
+  return true;
+}
+
+const chainOp = (op: Op): boolean => op.kind === 'bra' || isLaneLocalDataOp(op);
+
+/** Where a chain ended: the warp state reached, how many steps past the first, and why it ended. */
+export interface ChainEnd {
+  readonly warp: WarpState;
+  readonly memory: Memory;
+  /** Steps taken after the chain's first step (0: nothing was accelerated). */
+  readonly steps: number;
+  readonly end: 'step' | 'cap' | 'time' | 'cycle';
+}
+
+/**
+ * Follows warp `k` from `warp` (the state after a chain's first step) while it has exactly one
+ * step and that step is chainable, up to `CHAIN_CAP` steps or until `deadline`
+ * (`performance.now()`, checked every 4,096 steps), or until it returns to a state it was in: a
+ * concrete infinite loop (`L: BRA L`) ends its chain there, and the state reached is stored, so
+ * the cycle closes among stored states. Brent's cycle detection, with the exact key (`keyOf`)
+ * computed only when the step's PC equals the saved state's: about one key per loop turn. Nothing
+ * is stored.
+ */
+export function followChain(
+  machine: Machine,
+  k: number,
+  warp: WarpState,
+  mem: Memory,
+  deadline: number,
+  plant: PlantUnsoundAccel | null = null,
+  keyOf: ((w: WarpState, m: Memory) => string) | null = null,
+  cap = CHAIN_CAP,
+): ChainEnd {
+  const ops = machine.ops;
+  let w = warp;
+  let m = mem;
+  let n = 0;
+  // Brent: the saved state (its PC, its key once needed), and steps since it was saved.
+  let savedPc = -1;
+  let savedWarp: WarpState | null = null;
+  let savedMem: Memory | null = null;
+  let savedKey: string | null = null;
+  let power = 1;
+  let lam = 0;
+  for (;;) {
+    if (n >= cap) return { warp: w, memory: m, steps: n, end: 'cap' };
+    if ((n & 4095) === 4095 && performance.now() > deadline)
+      return { warp: w, memory: m, steps: n, end: 'time' };
+    const ws = machine.warpSteps(k, w, m);
+    if (ws.steps.length !== 1 && (plant !== 'first-of-many' || ws.steps.length === 0)) break;
+    const st = ws.steps[0]!;
+    if (!chainable(ops, st, m, plant)) break;
+    if (keyOf) {
+      const pc = st.issue.pc;
+      if (pc === savedPc && n > 0) {
+        savedKey ??= keyOf(savedWarp!, savedMem!);
+        if (keyOf(w, m) === savedKey) return { warp: w, memory: m, steps: n, end: 'cycle' };
+      }
+      if (lam === power || n === 0) {
+        savedPc = pc;
+        savedKey = null;
+        savedWarp = w;
+        savedMem = m;
+        power *= 2;
+        lam = 0;
+      }
+      lam++;
+    }
+    // A planted chain that writes memory carries the new memory along (only for the law).
+    w = st.warp!;
+    m = st.memory!;
+    n++;
+  }
+  return { warp: w, memory: m, steps: n, end: 'step' };
+}
+
+/**
+ * The one transition of warp `k` among `succ` (a replayed chain step), or -1 when there is not
+ * exactly one.
+ */
+export function chainChoice(succ: readonly { readonly warp: number }[], k: number): number {
+  let found = -1;
+  for (let c = 0; c < succ.length; c++) {
+    if (succ[c]!.warp !== k) continue;
+    if (found >= 0) return -1;
+    found = c;
+  }
+  return found;
+}
+
+/** What `exhaustive.ts` needs of its expansion stage and visited set to start chains. */
+interface ChainHost {
+  readonly machine: Machine;
+  readonly visited: {
+    readonly warpObjs: readonly WarpState[];
+    readonly memObjs: readonly Memory[];
+    warpId(ws: WarpState): number;
+    memId(m: Memory): number;
+  };
+  readonly cache: {
+    readonly stepChain: { get(i: number): number };
+    readonly stepWarp: { get(i: number): number };
+    readonly stepMem: { get(i: number): number };
+    readonly stepMask: { get(i: number): number };
+    readonly stepPc: { get(i: number): number };
+    readonly localReady: { get(i: number): number };
+    readonly localPcStart: { get(i: number): number };
+    readonly localPcs: { get(i: number): number };
+  };
+  readonly pcFair: boolean;
+  /** The visited set leaves dead values out of its keys (`Reductions.deadValues`). */
+  readonly reduced: boolean;
+}
+
+/**
+ * The explorer's side of acceleration: starts chains at the states where the rule allows it and
+ * records which edges (and which states' breadth-first parent edges) are compressed, and by how
+ * many steps, for the findings (their schedules expand each chain again, `concretize.ts`).
+ */
+export class Chains {
+  /** Edge index → steps after its first (compressed edges only). */
+  readonly ofEdge = new Map<number, number>();
+  /** State id → steps after the first of the edge from its breadth-first parent. */
+  readonly ofState = new Map<number, number>();
+  /** Steps executed inside chains (not counting each chain's first step), and chains. */
+  steps = 0;
+  count = 0;
+  /** Chains stopped by the chain cap, and by the time budget. */
+  capped = 0;
+  timedOut = false;
+  private readonly kw = new KeyWriter();
+
+  constructor(
+    private readonly host: ChainHost,
+    private readonly deadline: number,
+    private readonly plant: PlantUnsoundAccel | null,
+    /** Steps per chain (`CHAIN_CAP`, or the states budget when smaller). */
+    readonly cap: number = CHAIN_CAP,
+    /**
+     * Steps accelerated in the whole search (`ACCEL_PER_STATE` × the states budget): past it no
+     * chain starts, so a concrete loop that never ends (a counter that never meets its bound)
+     * reaches the plain search's own budget instead of running chains until the time budget.
+     */
+    readonly total: number = Infinity,
+  ) {}
+
+  /**
+   * State `head`'s expanded step set is the one step `e` of warp `k` (local `loc`), whose
+   * successor is in `tuple` (entries k and K, memory). When a chain may start there, follows it
+   * and puts its end into `tuple`; returns the steps accelerated past the first (0: none).
+   */
+  follow(k: number, e: number, loc: number, tuple: Int32Array): number {
+    const { machine, visited, cache, pcFair } = this.host;
+    if (!cache.stepChain.get(e) || this.steps >= this.total) return 0;
+    // The chain's first step issues every ready lane of its warp (docs/semantics.md §14.2).
+    if ((cache.localReady.get(loc) & ~cache.stepMask.get(e)) >>> 0 !== 0) return 0;
+    if (pcFair) {
+      const from = cache.localPcStart.get(loc);
+      const to = cache.localPcStart.get(loc + 1);
+      if (to - from !== 1 || cache.localPcs.get(from) !== cache.stepPc.get(e)) return 0;
+    }
+    const K = tuple.length - 1;
+    const mid = cache.stepMem.get(e);
+    const mem = visited.memObjs[mid]!;
+    // The visited set's own warp key (dead values left out when it leaves them out): a chain
+    // stops where it returns to a state the visited set would call the same. Memory only counts
+    // under the planted bug (a real chain leaves memory as it was).
+    const kw = this.kw;
+    const keyOf = (w: WarpState, m: Memory): string => {
+      kw.reset();
+      machine.warpKey(w, kw, this.host.reduced);
+      if (this.plant) machine.memoryKey(m, kw);
+      return kw.buf.subarray(0, kw.length).join(',');
+    };
+    const end = followChain(
+      machine,
+      k,
+      visited.warpObjs[cache.stepWarp.get(e)]!,
+      mem,
+      this.deadline,
+      this.plant,
+      keyOf,
+      Math.min(this.cap, this.total - this.steps),
+    );
+    if (end.end === 'cap') this.capped++;
+    if (end.end === 'time') this.timedOut = true;
+    if (end.steps === 0) return 0;
+    tuple[k] = visited.warpId(end.warp);
+    tuple[K] = end.memory === mem ? mid : visited.memId(end.memory);
+    this.steps += end.steps;
+    this.count++;
+    return end.steps;
+  }
+
+  /** Records that edge `edge` (to `to`, a new state when `added`) is a chain of `extra` more steps. */
+  record(edge: number, to: number, added: boolean, extra: number): void {
+    if (extra === 0) return;
+    this.ofEdge.set(edge, extra);
+    if (added) this.ofState.set(to, extra);
+  }
+}
