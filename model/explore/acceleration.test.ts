@@ -21,13 +21,9 @@ import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundAccel } from './acceleration.ts';
 import { randomKernel } from './randomKernels.ts';
 import { longLoop } from '../../bench/longLoop.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
-
-const outcomes = (r: ExploreResult) =>
-  r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
-const verdictOf = (r: ExploreResult) =>
-  `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
 
 /**
  * Message passing between two warps of one lane: warp 0 stores a flag after `pad` local steps,

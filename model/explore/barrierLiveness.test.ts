@@ -12,13 +12,11 @@ import { liveness } from '../machine/liveness.ts';
 import { registerLayout } from '../lanes/laneData.ts';
 import { load, machineOf } from '../testing/run.ts';
 import { renderTuring, turingProgramWith } from '../../properties/arbitraries/turing.ts';
-import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
+import { explore, type Budget } from './exhaustive.ts';
+import { outcomes } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 5_000, timeoutMs: 20_000 };
 const mechanisms = ['its', 'hanoi', 'simt-stack'] as const;
-
-const outcomes = (r: ExploreResult) =>
-  [...new Set(r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`))].sort();
 
 const kernels = fc
   .tuple(fc.boolean(), fc.constantFrom(...mechanisms))

@@ -19,13 +19,9 @@ import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
 import { randomKernel } from './randomKernels.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 6_000, maxDepth: 5_000, timeoutMs: 10_000 };
-
-const outcomes = (r: ExploreResult) =>
-  [...new Set(r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`))].sort();
-const verdictOf = (r: ExploreResult) =>
-  `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
 
 /**
  * Three lanes and two convergence barriers, written by hand so that the order of one EXIT and one

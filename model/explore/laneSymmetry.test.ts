@@ -15,8 +15,9 @@ import { loadProgram, resolveLaunch } from '../scenario/loadProgram.ts';
 import { replay } from '../testing/run.ts';
 import { structuredKernel } from '../../properties/arbitraries/structured.ts';
 import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts';
-import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
+import { explore, type Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
+import { outcomes } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 8_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
@@ -46,9 +47,6 @@ function pair(text: string, mechanism: string, plant = false): [Machine, Machine
     createMachine({ ...spec, laneSymmetry: true, plantUnsoundSymmetry: plant }),
   ];
 }
-
-const outcomes = (r: ExploreResult) =>
-  [...new Set(r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`))].sort();
 
 interface Tally {
   compared: number;

@@ -18,13 +18,9 @@ import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundPor } from './partialOrder.ts';
 import { randomKernel } from './randomKernels.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
-
-const outcomes = (r: ExploreResult) =>
-  r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
-const verdictOf = (r: ExploreResult) =>
-  `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
 
 /**
  * Message passing between warps: thread 0 writes a flag after `pad` local steps, every other

@@ -16,6 +16,7 @@ import type { Machine, MachineState } from '../machine/machine.ts';
 import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 /**
@@ -32,12 +33,6 @@ const configs: readonly { mech: string; options: Record<string, string> }[] = [
 ];
 
 /** Every distinct outcome a search reports (verdict, kind, property), sorted. */
-const outcomes = (r: ExploreResult) =>
-  r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`).sort();
-
-const verdictOf = (r: ExploreResult) =>
-  `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
-
 /** Every finding replays to its outcome; a lasso returns to its exact start and is fair. */
 function checkFindings(machine: Machine, result: ExploreResult): void {
   for (const f of result.findings) {

@@ -21,8 +21,9 @@ import {
   type PathOrder,
 } from '../mechanisms/simtStack.ts';
 import { load, launchOf, reachable, replay } from '../testing/run.ts';
-import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
+import { explore, type Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 const ORDERS: readonly PathOrder[] = [
@@ -63,11 +64,6 @@ function machine(text: string, order: PathOrder, plant: boolean, mech = 'simt-st
     ipdom: loaded.ipdom,
   });
 }
-
-const outcomes = (r: ExploreResult) =>
-  [...new Set(r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`))].sort();
-const verdictOf = (r: ExploreResult) =>
-  `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
 
 /**
  * A loop whose exit each lane decides on its own unknown value (an opaque FSETP, like the trip

@@ -22,13 +22,9 @@ import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 import type { PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 10_000, maxDepth: 5_000, timeoutMs: 10_000 };
-
-const outcomes = (r: ExploreResult) =>
-  [...new Set(r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`))].sort();
-const verdictOf = (r: ExploreResult) =>
-  `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
 
 /**
  * Arrival order against thread id: each warp takes a ticket with an atomic add, then reads its
