@@ -21,7 +21,7 @@ import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundAccel } from './acceleration.ts';
 import { randomKernel } from './randomKernels.ts';
 import { longLoop } from '../../bench/longLoop.ts';
-import { outcomes, verdictOf } from '../testing/outcomes.ts';
+import { expectSameOutcomes } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 
@@ -106,8 +106,7 @@ function check(
     tally.accelerated++;
     if (plain.kind === 'livelock') tally.livelocks++;
   }
-  expect(verdictOf(fast), text).toBe(verdictOf(plain));
-  expect(outcomes(fast), text).toEqual(outcomes(plain));
+  expectSameOutcomes(fast, plain, text);
   if (!plant) checkFindings(machine, fast);
 }
 

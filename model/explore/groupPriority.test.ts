@@ -19,7 +19,7 @@ import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
 import { randomKernel } from './randomKernels.ts';
-import { outcomes, verdictOf } from '../testing/outcomes.ts';
+import { expectSameOutcomes, outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 6_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
@@ -195,8 +195,7 @@ function check(s: Setup, tally: Tally, plant?: PlantUnsoundGroups): void {
   if (reduced.bound !== null) return;
   tally.compared++;
   const label = `bssy=${s.bssy} symmetry=${s.laneSymmetry} por=${s.por}\n${s.text}`;
-  expect(verdictOf(reduced), label).toBe(verdictOf(plain));
-  expect(outcomes(reduced), label).toEqual(outcomes(plain));
+  expectSameOutcomes(reduced, plain, label);
   expect(reduced.states, label).toBeLessThanOrEqual(plain.states);
   if ((reduced.exitPriority?.applied ?? 0) > 0) tally.applied++;
   if (reduced.states < plain.states) tally.smaller++;

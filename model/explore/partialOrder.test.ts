@@ -18,7 +18,7 @@ import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundPor } from './partialOrder.ts';
 import { randomKernel } from './randomKernels.ts';
-import { outcomes, verdictOf } from '../testing/outcomes.ts';
+import { expectSameOutcomes, outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 
@@ -220,8 +220,7 @@ describe('partial-order reduction over warps', () => {
         fc.property(threads, (s) => {
           const c = compare(s, 'lanes-ignore-divergence');
           if (!c) return;
-          expect(verdictOf(c.reduced)).toBe(verdictOf(c.plain));
-          expect(outcomes(c.reduced)).toEqual(outcomes(c.plain));
+          expectSameOutcomes(c.reduced, c.plain);
         }),
         { seed: SEED, numRuns: 150 },
       ),
@@ -235,8 +234,7 @@ describe('partial-order reduction over warps', () => {
           fc.property(setup, (s) => {
             const c = compare(s, plant);
             if (!c) return;
-            expect(verdictOf(c.reduced)).toBe(verdictOf(c.plain));
-            expect(outcomes(c.reduced)).toEqual(outcomes(c.plain));
+            expectSameOutcomes(c.reduced, c.plain);
           }),
           { seed: SEED, numRuns: 300 },
         ),

@@ -23,7 +23,7 @@ import {
 import { load, launchOf, reachable, replay } from '../testing/run.ts';
 import { explore, type Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
-import { outcomes, verdictOf } from '../testing/outcomes.ts';
+import { expectSameOutcomes } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 const ORDERS: readonly PathOrder[] = [
@@ -148,8 +148,7 @@ function check(
   });
   if (plain.bound !== null || reduced.bound !== null) return;
   tally.compared++;
-  expect(verdictOf(reduced), text).toBe(verdictOf(plain));
-  expect(outcomes(reduced), text).toEqual(outcomes(plain));
+  expectSameOutcomes(reduced, plain, text);
   if (plant) return;
   if (
     reachable(m, 2_000).some((s) =>

@@ -22,7 +22,7 @@ import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 import type { PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
-import { outcomes, verdictOf } from '../testing/outcomes.ts';
+import { expectSameOutcomes, outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 10_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
@@ -143,8 +143,7 @@ describe('warp symmetry (issue 10 item 2)', () => {
         compared++;
         const { plain, sym, machine } = c;
         const label = `${s.mech} K=${s.warps} W=${s.warpSize}\n${s.text}`;
-        expect(verdictOf(sym), label).toBe(verdictOf(plain));
-        expect(outcomes(sym), label).toEqual(outcomes(plain));
+        expectSameOutcomes(sym, plain, label);
         // (Not `sym.states <= plain.states`: partial-order reduction picks its ample warp by index,
         // and the canonical order changes which warp that is, so counts are not monotone.)
         if (sym.warpSymmetry && sym.states < plain.states) {
@@ -171,8 +170,7 @@ describe('warp symmetry (issue 10 item 2)', () => {
           fc.property(setup, (s) => {
             const c = compare(s, plant);
             if (!c) return;
-            expect(verdictOf(c.sym)).toBe(verdictOf(c.plain));
-            expect(outcomes(c.sym)).toEqual(outcomes(c.plain));
+            expectSameOutcomes(c.sym, c.plain);
           }),
           { seed: SEED, numRuns: 300 },
         ),

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { ExploreResult } from '../explore/exhaustive.ts';
 
 /**
@@ -11,3 +12,16 @@ export const outcomes = (r: ExploreResult): string[] =>
 
 export const verdictOf = (r: ExploreResult): string =>
   `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
+
+/**
+ * A reduction law's check (vitest `expect`): the reduced search gives the headline verdict and
+ * the set of outcomes of the unreduced one.
+ */
+export function expectSameOutcomes(
+  reduced: ExploreResult,
+  plain: ExploreResult,
+  label?: string,
+): void {
+  expect(verdictOf(reduced), label).toBe(verdictOf(plain));
+  expect(outcomes(reduced), label).toEqual(outcomes(plain));
+}
