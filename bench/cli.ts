@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { captureCli } from '../cli/capture.ts';
 
 /**
@@ -55,4 +56,14 @@ export async function writeResultsSection(
       ? `${doc.trimEnd()}\n\n## ${heading}\n\n${section}\n`
       : doc.slice(0, i) + section + doc.slice(j + end.length);
   await writeFormatted(file, text);
+}
+
+/** The first line of a bench section: date, machine, Node and the load average now. */
+export function machineLine(): string {
+  const cpus = os.cpus();
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
+  return `- date: ${new Date().toISOString()}; machine: ${cpus.length} cores, ${cpus[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; load average ${load}`;
 }

@@ -11,12 +11,11 @@
  * out of time there already; `--no-plain`: none).
  */
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { explore } from '../model/explore/exhaustive.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
-import { writeResultsSection } from './cli.ts';
+import { writeResultsSection, machineLine } from './cli.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
@@ -74,10 +73,7 @@ const fmt = (r: Run | null): string =>
 
 const lines: string[] = [];
 lines.push(
-  `- date: ${new Date().toISOString()}; machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; load average ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(', ')}`,
+  machineLine(),
   `- \`its\` (maximal groups) on ${FILE}; lane symmetry and POR over warps on in both columns; budgets: 20,000,000 states, one warp 60 s, K > 1 ${timeoutS} s; CPU seconds of this process (user + system)`,
   '',
   '| W | K | without: verdict | states | CPU s | EXIT priority: verdict | states | CPU s | states / W |',

@@ -10,13 +10,12 @@
  * narrows the rows; `--no-plain` skips the unreduced searches (the slow half).
  */
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { explore } from '../model/explore/exhaustive.ts';
 import { MECHANISMS } from '../model/mechanisms/index.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
-import { writeResultsSection } from './cli.ts';
+import { writeResultsSection, machineLine } from './cli.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
@@ -85,10 +84,7 @@ const fmt = (r: Run | null): string =>
 
 const lines: string[] = [];
 lines.push(
-  `- date: ${new Date().toISOString()}; machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; load average ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(', ')}`,
+  machineLine(),
   `- budgets per search: ${timeoutS} s, 2,000,000 states; lane symmetry on; CPU seconds of this process (user + system)`,
   '',
   wsym

@@ -10,12 +10,11 @@
  * `docs/findings.md`.
  */
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { explore } from '../model/explore/exhaustive.ts';
 import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
 import { machineFor } from '../model/scenario/session.ts';
-import { writeResultsSection } from './cli.ts';
+import { writeResultsSection, machineLine } from './cli.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
@@ -68,10 +67,7 @@ function run(c: Case, w: number, symmetric: boolean) {
 
 const lines: string[] = [];
 lines.push(
-  `- date: ${new Date().toISOString()}; machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ${Math.round(os.totalmem() / 2 ** 30)} GB; Node ${process.version}; load average ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(', ')}`,
+  machineLine(),
   `- budgets per row: ${timeoutS} s, 2,000,000 states; CPU seconds of this process (user + system) per search`,
   '',
   '| listing | mechanism | W | plain verdict | plain states | plain CPU s | symmetric verdict | symmetric states | symmetric CPU s |',
