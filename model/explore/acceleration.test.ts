@@ -163,6 +163,36 @@ describe('chain acceleration (issue 16)', () => {
     expect([plain.states, plain.transitions, plain.depth, plain.accelerated]).toEqual([6, 5, 5, 0]);
   });
 
+  it('starts chains after any expanded step, a store among several included (hand count)', () => {
+    // Two warps of one lane: MOV R2; STS [R2]; MOV R3; MOV R4; EXIT. Warp symmetry off (warps
+    // keep their indices). Partial-order reduction: a warp whose step is local (MOV, EXIT) runs
+    // alone; both at STS is fully expanded.
+    // Plain (no acceleration), by hand: (MOV R2, MOV R2) → (STS, MOV R2) → (STS, STS); from there
+    // warp 0's STS → (MOV R3, STS) → (MOV R4, STS) → (EXIT, STS) → (done, STS) → (done, MOV R3) →
+    // (done, MOV R4) → (done, EXIT) → (done, done), and the mirror image through (STS, MOV R3),
+    // sharing only the terminal state: 3 + 7 + 7 + 1 = 18 states.
+    // Accelerated: after each STS (one of two steps, or the only one) the warp's only step is a
+    // MOV, local, and the STS issued the warp's one ready lane, so a chain skips (MOV R3, ·) and
+    // (MOV R4, ·) and ends at EXIT: 4 chains of 2 steps, 18 − 8 = 10 states. (The rule before
+    // this one started chains only at a state's one chainable step: 14.)
+    const text = [
+      '// @warpcheck warp-size=1 warps=2',
+      'MOV R2, 0x100',
+      'STS [R2], R2',
+      'MOV R3, 0x1',
+      'MOV R4, 0x2',
+      'EXIT',
+    ].join('\n');
+    const m = machineOf(text, 'simt-stack');
+    const plain = explore(m, budget, undefined, {
+      reduce: { warpSymmetry: false, accelerate: false },
+    });
+    const fast = explore(m, budget, undefined, { reduce: { warpSymmetry: false } });
+    expect([plain.verdict, plain.states]).toEqual(['terminates', 18]);
+    expect([fast.verdict, fast.states, fast.accelerated]).toEqual(['terminates', 10, 8]);
+    checkFindings(m, fast);
+  });
+
   it('ends a chain where a concrete infinite loop returns, and finds the livelock', () => {
     // MOV R1, 0; loop: R1 ^= 1; BRA loop. R1 never reaches control (liveness.ts), so a state is
     // its PC. The chain after the MOV saves the state at pc 1 (Brent, step 0) and meets pc 1 again

@@ -172,6 +172,10 @@ interface ChainHost {
     readonly localReady: { get(i: number): number };
     readonly localPcStart: { get(i: number): number };
     readonly localPcs: { get(i: number): number };
+    readonly localStart: { get(i: number): number };
+    readonly stepStop: { get(i: number): number };
+    /** The local id of warp k in warp state wid under memory mid, expanded on first use. */
+    of(k: number, wid: number, mid: number): number;
   };
   readonly pcFair: boolean;
   /** The visited set leaves dead values out of its keys (`Reductions.deadValues`). */
@@ -211,13 +215,23 @@ export class Chains {
   ) {}
 
   /**
-   * State `head`'s expanded step set is the one step `e` of warp `k` (local `loc`), whose
+   * Step `e` of warp `k` (local `loc`) is expanded from the state being expanded, and its
    * successor is in `tuple` (entries k and K, memory). When a chain may start there, follows it
    * and puts its end into `tuple`; returns the steps accelerated past the first (0: none).
+   *
+   * `anyFirst` false: `e` is the state's one expanded step and must itself be chainable (the
+   * successor then is the chain's first intermediate state). `anyFirst` true: `e` is any
+   * expanded step but a stop, one of several or not; the chain starts only when the successor's
+   * warp k has exactly one step and it is chainable, so the successor — under partial-order
+   * reduction, with warp k's only step local, a valid one-step ample set — is intermediate
+   * (docs/semantics.md §14.2, "Chains after any step").
    */
-  follow(k: number, e: number, loc: number, tuple: Int32Array): number {
+  follow(k: number, e: number, loc: number, tuple: Int32Array, anyFirst = false): number {
     const { machine, visited, cache, pcFair } = this.host;
-    if (!cache.stepChain.get(e) || this.steps >= this.total) return 0;
+    if (this.steps >= this.total) return 0;
+    if (anyFirst) {
+      if (cache.stepStop.get(e) >= 0) return 0;
+    } else if (!cache.stepChain.get(e)) return 0;
     // The chain's first step issues every ready lane of its warp (docs/semantics.md §14.2).
     if ((cache.localReady.get(loc) & ~cache.stepMask.get(e)) >>> 0 !== 0) return 0;
     if (pcFair) {
@@ -227,6 +241,13 @@ export class Chains {
     }
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);
+    if (anyFirst) {
+      // Only where the successor's warp k has one chainable step (cached: its expansion is
+      // needed anyway when the successor is stored).
+      const next = cache.of(k, cache.stepWarp.get(e), mid);
+      const first = cache.localStart.get(next);
+      if (cache.localStart.get(next + 1) - first !== 1 || !cache.stepChain.get(first)) return 0;
+    }
     const mem = visited.memObjs[mid]!;
     // The visited set's own warp key (dead values left out when it leaves them out): a chain
     // stops where it returns to a state the visited set would call the same. Memory only counts

@@ -226,6 +226,13 @@ export function explore(
         ACCEL_PER_STATE * budget.maxStates,
       )
     : null;
+  /**
+   * Chains may follow any expanded step, not only a state's one step: the successor is then an
+   * intermediate state only if its warp's one chainable step is what the search would expand
+   * there alone — under partial-order reduction (a local step is a valid one-step ample set) or
+   * with one warp (docs/semantics.md §14.2).
+   */
+  const chainAfterAny = por !== null || K === 1;
   /** Per ample step: steps accelerated past it, and whether its target was a new state. */
   const ampleExtra: number[] = [];
   const ampleAdded: boolean[] = [];
@@ -240,8 +247,24 @@ export function explore(
   const ampleTo: number[] = [];
   /** Ample candidates of the state being expanded: (warp, first step, end step, first choice). */
   const cand: number[] = [];
+  /**
+   * Per expanded state: 1 when every one of its steps is in the reduced graph (fully expanded).
+   * The cycle proviso accepts an ample edge back to a level ≤ d when its target is such a state
+   * (`closesOnFull`): every cycle through that edge then has a fully expanded state.
+   */
+  const expandedFull = uint8();
+  /** An edge to `to` closes cycles only through a state already expanded in full (head: the state). */
+  const closesOnFull = (to: number, head: number): boolean =>
+    to < head && (plantAnyTarget || expandedFull.get(to) === 1);
+  const plantAnyTarget = options.plantUnsoundPor === 'any-expanded-target';
   /** The cycle proviso (C3) holds for steps from..to-1 of warp k: none goes back to a level ≤ d. */
-  const provisoAccepts = (k: number, from: number, to: number, d: number): boolean => {
+  const provisoAccepts = (
+    k: number,
+    from: number,
+    to: number,
+    d: number,
+    head: number,
+  ): boolean => {
     for (let e = from; e < to; e++) {
       if (stepStop.get(e) >= 0) continue;
       for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
@@ -249,7 +272,7 @@ export function explore(
       tuple[K] = stepMem.get(e);
       if (sym) sym.canon(tuple);
       const id = visited.find();
-      if (id >= 0 && depthOf.get(id) <= d) return false;
+      if (id >= 0 && depthOf.get(id) <= d && !closesOnFull(id, head)) return false;
     }
     return true;
   };
@@ -291,6 +314,7 @@ export function explore(
       break;
     }
     edgeStart.push(edgeTo.length);
+    expandedFull.push(0);
     const d = depthOf.get(head);
     const mid = visited.at(head, K);
     let en = 0;
@@ -377,7 +401,7 @@ export function explore(
           !several ||
           !proviso ||
           localAcyclic.get(locals[cand[best]!]!) === 1 ||
-          provisoAccepts(cand[best]!, cand[best + 1]!, cand[best + 2]!, d)
+          provisoAccepts(cand[best]!, cand[best + 1]!, cand[best + 2]!, d, head)
         )
           pick = best;
         else cand[best + 1] = -1;
@@ -401,8 +425,8 @@ export function explore(
           tuple[K] = stepMem.get(e);
           // A one-step ample set may start an accelerated chain (acceleration.ts).
           const extra =
-            chains && ampleEnd - ampleFrom === 1
-              ? chains.follow(ample, e, locals[ample]!, tuple)
+            chains && (chainAfterAny || ampleEnd - ampleFrom === 1)
+              ? chains.follow(ample, e, locals[ample]!, tuple, chainAfterAny)
               : 0;
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
@@ -411,10 +435,12 @@ export function explore(
           ampleExtra.push(extra);
           ampleAdded.push(to >= size);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
-          if (proviso && !acyclic && to < size && depthOf.get(to) <= d) full = true;
+          if (proviso && !acyclic && to < size && depthOf.get(to) <= d && !closesOnFull(to, head))
+            full = true;
         }
       }
     }
+    if (full || ampleEnd - ampleFrom === nSteps) expandedFull.set(head, 1);
     let c = 0;
     for (let k = 0; k < K; k++) {
       const loc = locals[k]!;
@@ -460,7 +486,11 @@ export function explore(
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           // The state's only step may start an accelerated chain (acceleration.ts).
-          const extra = chains && nSteps === 1 ? chains.follow(k, e, loc, tuple) : 0;
+          // Or, with several steps, a chain may follow it where its successor is intermediate.
+          const extra =
+            chains && (nSteps === 1 || chainAfterAny)
+              ? chains.follow(k, e, loc, tuple, chainAfterAny)
+              : 0;
           const size = visited.size;
           to = add(head, c, d + 1);
           perm = lastPerm;

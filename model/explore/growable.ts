@@ -72,6 +72,10 @@ export class GrowableUint8 extends Growable<Uint8Array> {
   get(i: number): number {
     return this.buf[i]!;
   }
+  /** Overwrites element `i` (< length). */
+  set(i: number, v: number): void {
+    this.buf[i] = v;
+  }
 }
 
 export const int32 = (initial = 256) => new GrowableInt32(new Int32Array(initial));

@@ -227,7 +227,7 @@ describe('partial-order reduction over warps', () => {
     ).toThrow();
   });
 
-  for (const plant of ['local-stores', 'no-proviso'] as const)
+  for (const plant of ['local-stores', 'no-proviso', 'any-expanded-target'] as const)
     it(`fails on a planted bug (${plant})`, () => {
       expect(() =>
         fc.assert(
@@ -264,6 +264,40 @@ describe('partial-order reduction over warps', () => {
     expect([reduced.states, reduced.transitions]).toEqual([7, 6]);
     expect(reduced.partialOrder).toBe(true);
     expect(verdictOf(reduced)).toBe('terminates//');
+  });
+
+  it('accepts an ample edge back only to a fully expanded state (the refined proviso)', () => {
+    // Warp 1 (tid 1) goes to a trap; warp 0 spins in a two-instruction local loop. Warp 0 is the
+    // ample warp until warp 1's only step is the trap (a stop is never in an ample set), so the
+    // search runs warp 0 around its loop: L0 (warp 1 still at its first instructions) → BRA →
+    // back to L0's state, one level up. That state was expanded with warp 0 alone, not fully, so
+    // the BRA state must be expanded fully, and warp 1 reaches its trap. Accepting the edge
+    // because its target was already expanded (the planted bug) closes the cycle with no fully
+    // expanded state: warp 1 is ignored and the trap is never seen.
+    const text = [
+      '// @warpcheck warp-size=1 warps=2',
+      'S2R R0, SR_TID.X',
+      'ISETP.NE.AND P0, PT, R0, RZ, PT',
+      '@P0 BRA T',
+      'L0:',
+      'MOV R1, 0x1',
+      'BRA L0',
+      'T:',
+      'BPT.TRAP 0x1',
+      'EXIT',
+    ].join('\n');
+    const m = machineOf(text, 'simt-stack');
+    const reduce = { accelerate: false, warpSymmetry: false };
+    const plain = explore(m, budget, undefined, { reduce: { ...reduce, partialOrder: false } });
+    const reduced = explore(m, budget, undefined, { reduce });
+    const unsound = explore(m, budget, undefined, {
+      reduce,
+      plantUnsoundPor: 'any-expanded-target',
+    });
+    expect(plain.findings.map((f) => f.verdict)).toContain('trap');
+    expect(reduced.partialOrder).toBe(true);
+    expect(reduced.findings.map((f) => f.verdict)).toContain('trap');
+    expect(unsound.findings.map((f) => f.verdict)).not.toContain('trap');
   });
 
   it('fully expands a state whose ample step closes a cycle (the proviso)', () => {

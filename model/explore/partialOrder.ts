@@ -55,7 +55,12 @@ export type PlantUnsoundPor =
   /** No cycle proviso (the ignoring problem). */
   | 'no-proviso'
   /** BRA.DIV/.CONV count as lane-local although they read which lanes have exited. */
-  | 'lanes-ignore-divergence';
+  | 'lanes-ignore-divergence'
+  /**
+   * The cycle proviso accepts an edge back to any state already expanded, fully or not (the
+   * refinement accepts only fully expanded targets).
+   */
+  | 'any-expanded-target';
 
 const NO_MORE: readonly number[] = [];
 const NONE: WarpAmple = { from: -1, to: -1, abstract: false, more: NO_MORE };
