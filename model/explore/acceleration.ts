@@ -3,6 +3,8 @@ import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
 import { isLocalStep } from '../machine/footprint.ts';
 import { KeyWriter } from '../machine/key.ts';
+import { int32 } from './growable.ts';
+import { TupleTable } from './tables.ts';
 
 /**
  * Chain acceleration (issue 16, item 3; docs/semantics.md §14.2). A long *concrete* loop in which
@@ -199,6 +201,19 @@ export class Chains {
   capped = 0;
   timedOut = false;
   private readonly kw = new KeyWriter();
+  /**
+   * Chains already followed, by (warp index, warp id after the first step, memory id): a chain is a
+   * pure function of where it starts (the machine is deterministic along it), so a start met again
+   * — a spinning warp's turn, in every combination of the other warps — costs a lookup instead of
+   * running the machine. Only chains that ended by themselves ('step', 'cycle') are kept.
+   */
+  private readonly memo = new TupleTable(3);
+  private readonly memoKey = new Int32Array(3);
+  private readonly memoWarp = int32();
+  private readonly memoMem = int32();
+  private readonly memoSteps = int32();
+  /** Steps run on the machine (memo misses), for the total budget. */
+  private computed = 0;
 
   constructor(
     private readonly host: ChainHost,
@@ -228,7 +243,7 @@ export class Chains {
    */
   follow(k: number, e: number, loc: number, tuple: Int32Array, anyFirst = false): number {
     const { machine, visited, cache, pcFair } = this.host;
-    if (this.steps >= this.total) return 0;
+    if (this.computed >= this.total) return 0;
     if (anyFirst) {
       if (cache.stepStop.get(e) >= 0) return 0;
     } else if (!cache.stepChain.get(e)) return 0;
@@ -249,6 +264,23 @@ export class Chains {
       if (cache.localStart.get(next + 1) - first !== 1 || !cache.stepChain.get(first)) return 0;
     }
     const mem = visited.memObjs[mid]!;
+    const start = cache.stepWarp.get(e);
+    const mk = this.memoKey;
+    mk[0] = k;
+    mk[1] = start;
+    mk[2] = mid;
+    const before = this.memo.size;
+    const slot = this.memo.intern(mk);
+    const hit = slot < before ? this.memoSteps.get(slot) : -1;
+    if (hit >= 0) {
+      const steps = hit;
+      if (steps === 0) return 0;
+      tuple[k] = this.memoWarp.get(slot);
+      tuple[K] = this.memoMem.get(slot);
+      this.steps += steps;
+      this.count++;
+      return steps;
+    }
     // The visited set's own warp key (dead values left out when it leaves them out): a chain
     // stops where it returns to a state the visited set would call the same. Memory only counts
     // under the planted bug (a real chain leaves memory as it was).
@@ -262,21 +294,42 @@ export class Chains {
     const end = followChain(
       machine,
       k,
-      visited.warpObjs[cache.stepWarp.get(e)]!,
+      visited.warpObjs[start]!,
       mem,
       this.deadline,
       this.plant,
       keyOf,
-      Math.min(this.cap, this.total - this.steps),
+      Math.min(this.cap, this.total - this.computed),
     );
     if (end.end === 'cap') this.capped++;
     if (end.end === 'time') this.timedOut = true;
-    if (end.steps === 0) return 0;
+    this.computed += end.steps;
+    const kept = end.end === 'step' || end.end === 'cycle';
+    if (end.steps === 0) {
+      this.remember(slot, kept, -1, -1, 0);
+      return 0;
+    }
     tuple[k] = visited.warpId(end.warp);
     tuple[K] = end.memory === mem ? mid : visited.memId(end.memory);
+    this.remember(slot, kept, tuple[k]!, tuple[K]!, end.steps);
     this.steps += end.steps;
     this.count++;
     return end.steps;
+  }
+
+  /** Fills the memo slot just interned: the chain's end, or (not kept) a slot never hit again. */
+  private remember(slot: number, kept: boolean, warp: number, mem: number, steps: number): void {
+    // A chain cut by the cap or the time budget is not kept: -1 makes the next lookup run it again.
+    const n = kept ? steps : -1;
+    if (slot < this.memoSteps.length) {
+      this.memoWarp.set(slot, warp);
+      this.memoMem.set(slot, mem);
+      this.memoSteps.set(slot, n);
+      return;
+    }
+    this.memoWarp.push(warp);
+    this.memoMem.push(mem);
+    this.memoSteps.push(n);
   }
 
   /** Records that edge `edge` (to `to`, a new state when `added`) is a chain of `extra` more steps. */

@@ -39,6 +39,10 @@ export class GrowableInt32 extends Growable<Int32Array> {
   get(i: number): number {
     return this.buf[i]!;
   }
+  /** Overwrites element `i` (< length). */
+  set(i: number, v: number): void {
+    this.buf[i] = v;
+  }
 }
 
 export class GrowableUint32 extends Growable<Uint32Array> {
