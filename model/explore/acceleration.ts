@@ -215,6 +215,11 @@ export class Chains {
   /** Steps run on the machine (memo misses), for the total budget. */
   private computed = 0;
 
+  /** The total budget of steps run on the machine is spent: no chain starts any more. */
+  get exhausted(): boolean {
+    return this.computed >= this.total;
+  }
+
   constructor(
     private readonly host: ChainHost,
     private readonly deadline: number,

@@ -5,122 +5,32 @@ import { VisitedStates } from './visited.ts';
 import { LocalSteps } from './localSteps.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
-import { verdictRank, type Finding, type Verdict, type DeadlockKind } from './verdict.ts';
-import { partialOrder, type PlantUnsoundPor } from './partialOrder.ts';
-import { groupPriority, type PlantUnsoundGroups } from './groupPriority.ts';
-import { WarpSymmetry, type PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
-import { ACCEL_PER_STATE, Chains, CHAIN_CAP, type PlantUnsoundAccel } from './acceleration.ts';
-import { SCENARIO_LIMITS } from '../scenario/limits.ts';
+import type { Finding } from './verdict.ts';
+import { partialOrder } from './partialOrder.ts';
+import { groupPriority } from './groupPriority.ts';
+import { WarpSymmetry } from './warpSymmetry.ts';
+import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
+import { headline, searchNotes } from './searchSummary.ts';
+import { AmpleChoice } from './ampleChoice.ts';
+import {
+  defaultBudget,
+  defaultReductions,
+  type Budget,
+  type ExploreOptions,
+  type ExploreResult,
+  type Progress,
+  type Reductions,
+} from './exploreTypes.ts';
 
-/** Every search has a budget (DESIGN.md) and says which one it hit. */
-export interface Budget {
-  readonly maxStates: number;
-  readonly maxDepth: number;
-  readonly timeoutMs: number;
-  /** Resident memory of the process, in MB, past which the search stops (`bound: 'memory'`). */
-  readonly maxMemoryMb?: number;
-}
-
-export const defaultBudget: Budget = { maxStates: 2_000_000, maxDepth: 100_000, timeoutMs: 60_000 };
-
-export interface Progress {
-  readonly states: number;
-  readonly transitions: number;
-  readonly depth: number;
-  readonly elapsedMs: number;
-}
-
-export interface ExploreResult {
-  readonly verdict: Verdict;
-  readonly kind: DeadlockKind | null;
-  readonly message: string;
-  /** Distinct states reached (including ones left unexpanded at a bound). */
-  readonly states: number;
-  readonly transitions: number;
-  /** Deepest BFS level reached. */
-  readonly depth: number;
-  readonly timeMs: number;
-  /** The budget that ran out, if any. */
-  readonly bound: 'states' | 'depth' | 'time' | 'branching' | 'memory' | 'random' | null;
-  /** The search ran with lane symmetry (its machine's `symmetric`): schedules replay only so. */
-  readonly laneSymmetry: boolean;
-  /** The search ran with partial-order reduction over warps (`partialOrder.ts`). */
-  readonly partialOrder?: boolean;
-  /**
-   * The search ran with EXIT priority among one warp's lane groups (`groupPriority.ts`), and in
-   * how many distinct warp states it expanded an exiting group alone.
-   */
-  readonly exitPriority?: { readonly applied: number };
-  /** The search ran with warp symmetry (`warpSymmetry.ts`): states up to permuting free warps. */
-  readonly warpSymmetry?: boolean;
-  /**
-   * Steps run inside accelerated chains and not stored (`acceleration.ts`), past each chain's
-   * first step; 0 when acceleration was off or never applied. A verdict with a nonzero count
-   * rests on acceleration (the notes say so).
-   */
-  readonly accelerated?: number;
-  /** The first (shortest) finding of every distinct outcome, best-ranked first. */
-  readonly findings: readonly Finding[];
-  /** Terminal states in which every lane exited. */
-  readonly terminalStates: number;
-  readonly notes: readonly string[];
-}
-
-/** Which sound reductions the search applies; each can be switched off (all on by default). */
-export interface Reductions {
-  /**
-   * Dead-value reduction: states that differ only in lane registers or predicates that no lane can
-   * read again before overwriting them are one state (`machine/liveness.ts`). They are bisimilar
-   * with the same issue labels, so every verdict — fair cycles included — is unchanged; only state
-   * counts shrink. Applies when the mechanism reports `lanePcs`.
-   */
-  readonly deadValues: boolean;
-  /**
-   * Partial-order reduction over warps (`partialOrder.ts`, docs/semantics.md): a warp whose steps
-   * are all local is expanded alone, with the cycle proviso; deadlocks, stops and fair cycles are
-   * preserved. Applies with two or more warps; redone without it when a step resolves an unknown.
-   */
-  readonly partialOrder: boolean;
-  /**
-   * EXIT priority inside one `its` warp under maximal grouping (`groupPriority.ts`,
-   * docs/semantics.md §14.1): ready lanes at an unguarded EXIT that ends no run exit before any
-   * other group moves. Deadlocks, stops, terminal states and fair cycles are preserved.
-   */
-  readonly exitPriority: boolean;
-  /**
-   * Warp symmetry (`warpSymmetry.ts`, docs/semantics.md §15): states equal up to a permutation
-   * of warps that can no longer read their own index are one state; livelocks are decided with
-   * each warp tracked through the permutations (`trackedFairness.ts`). Applies with two or more
-   * warps on a per-warp mechanism.
-   */
-  readonly warpSymmetry: boolean;
-  /**
-   * Chain acceleration (`acceleration.ts`, docs/semantics.md §14.2): a path of states that each
-   * expand one local data step issuing all of its warp's ready lanes is followed without storing
-   * its intermediate states; every verdict, fair cycles included, is unchanged.
-   */
-  readonly accelerate: boolean;
-}
-
-export const defaultReductions: Reductions = {
-  deadValues: true,
-  partialOrder: true,
-  exitPriority: true,
-  warpSymmetry: true,
-  accelerate: true,
-};
-
-export interface ExploreOptions {
-  readonly reduce?: Partial<Reductions>;
-  /** A planted bug for the partial-order soundness law; never set outside tests. */
-  readonly plantUnsoundPor?: PlantUnsoundPor;
-  /** A planted bug for the EXIT-priority soundness law; never set outside tests. */
-  readonly plantUnsoundGroups?: PlantUnsoundGroups;
-  /** A planted bug for the warp-symmetry soundness law; never set outside tests. */
-  readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
-  /** A planted bug for the acceleration soundness law; never set outside tests. */
-  readonly plantUnsoundAccel?: PlantUnsoundAccel;
-}
+export {
+  defaultBudget,
+  defaultReductions,
+  type Budget,
+  type ExploreOptions,
+  type ExploreResult,
+  type Progress,
+  type Reductions,
+} from './exploreTypes.ts';
 
 /**
  * Breadth-first exhaustive search of every interleaving (SEMANTICS §6). States are identified by
@@ -135,15 +45,17 @@ export interface ExploreOptions {
  * a cycle found among expanded states has all its exits known.
  *
  * Stages, each its own module:
- * 1. expansion — each warp's steps, cached per (warp, warp state, memory) (`localSteps.ts`), and
- *    the partial-order reduction's choice of which to expand (`partialOrder.ts`), here;
+ * 1. expansion — each warp's steps, cached per (warp, warp state, memory) (`localSteps.ts`), with
+ *    each warp's ample candidates (`partialOrder.ts`, `groupPriority.ts`); the choice among them
+ *    and the cycle proviso (`ampleChoice.ts`); accelerated chains (`acceleration.ts`);
  * 2. the visited set — interned warp and memory ids, state tuples, parents (`visited.ts`); a step
  *    re-keys only what it changed (one warp; memory only when written), and unexpanded states are
  *    rebuilt from representatives when expanded;
  * 3. the fair-cycle pass over the recorded graph (`fairCycles.ts`);
  * 4. finding construction — schedules from the real initial state, concrete witnesses, the lasso
  *    (`findings.ts`);
- * then the verdict (the best-ranked finding, or the budget that ran out).
+ * then the notes and the verdict (the best-ranked finding, or the budget that ran out;
+ * `searchSummary.ts`).
  */
 export function explore(
   machine: Machine,
@@ -236,46 +148,22 @@ export function explore(
   /** Per ample step: steps accelerated past it, and whether its target was a new state. */
   const ampleExtra: number[] = [];
   const ampleAdded: boolean[] = [];
-  const { localInfo, localReady, localStart, localAmpleFrom, localAmpleTo, localAcyclic } = cache;
+  const { localInfo, localReady, localStart, localAcyclic } = cache;
   const proviso = por ? por.proviso : true;
-  const { localMoreStart, ampleMore } = cache;
   const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
   const { stepStop, stepPc, stops, localPcStart, localPcs } = cache;
   const stateLocal = int32();
   const localOf = (k: number, wid: number, mid: number): number => cache.of(k, wid, mid);
   const locals = new Int32Array(K);
   const ampleTo: number[] = [];
-  /** Ample candidates of the state being expanded: (warp, first step, end step, first choice). */
-  const cand: number[] = [];
-  /**
-   * Per expanded state: 1 when every one of its steps is in the reduced graph (fully expanded).
-   * The cycle proviso accepts an ample edge back to a level ≤ d when its target is such a state
-   * (`closesOnFull`): every cycle through that edge then has a fully expanded state.
-   */
-  const expandedFull = uint8();
-  /** An edge to `to` closes cycles only through a state already expanded in full (head: the state). */
-  const closesOnFull = (to: number, head: number): boolean =>
-    to < head && (plantAnyTarget || expandedFull.get(to) === 1);
-  const plantAnyTarget = options.plantUnsoundPor === 'any-expanded-target';
-  /** The cycle proviso (C3) holds for steps from..to-1 of warp k: none goes back to a level ≤ d. */
-  const provisoAccepts = (
-    k: number,
-    from: number,
-    to: number,
-    d: number,
-    head: number,
-  ): boolean => {
-    for (let e = from; e < to; e++) {
-      if (stepStop.get(e) >= 0) continue;
-      for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
-      tuple[k] = stepWarp.get(e);
-      tuple[K] = stepMem.get(e);
-      if (sym) sym.canon(tuple);
-      const id = visited.find();
-      if (id >= 0 && depthOf.get(id) <= d && !closesOnFull(id, head)) return false;
-    }
-    return true;
-  };
+  const choice = new AmpleChoice(
+    cache,
+    visited,
+    sym,
+    K,
+    proviso,
+    options.plantUnsoundPor === 'any-expanded-target',
+  );
   const amplePerm: number[] = [];
 
   const init = machine.initial();
@@ -314,7 +202,7 @@ export function explore(
       break;
     }
     edgeStart.push(edgeTo.length);
-    expandedFull.push(0);
+    choice.begin();
     const d = depthOf.get(head);
     const mid = visited.at(head, K);
     let en = 0;
@@ -366,51 +254,12 @@ export function explore(
     let ampleEnd = 0;
     let full = true;
     if (por || groups) {
-      // Candidates: per warp, its ample range and (single-lane issues) its further ones.
-      cand.length = 0;
-      for (let k = 0, c0 = 0; k < K; k++) {
-        const loc = locals[k]!;
-        const from = localAmpleFrom.get(loc);
-        const base = localStart.get(loc);
-        if (from >= 0) {
-          cand.push(k, base + from, base + localAmpleTo.get(loc), c0 + from);
-          for (let i = localMoreStart.get(loc), end = localMoreStart.get(loc + 1); i < end; i += 2)
-            cand.push(
-              k,
-              base + ampleMore.get(i),
-              base + ampleMore.get(i + 1),
-              c0 + ampleMore.get(i),
-            );
-        }
-        c0 += localStart.get(loc + 1) - base;
-      }
-      // The smallest candidate first; with several, the first (by size, then order) that the
-      // cycle proviso accepts — SPIN's way of trying the next process before expanding fully.
-      let pick = -1;
-      const several = cand.length > 4;
-      for (let tried = 0; tried * 4 < cand.length && pick < 0; tried++) {
-        let best = -1;
-        for (let i = 0; i < cand.length; i += 4)
-          if (
-            cand[i + 1]! >= 0 &&
-            (best < 0 || cand[i + 2]! - cand[i + 1]! < cand[best + 2]! - cand[best + 1]!)
-          )
-            best = i;
-        if (best < 0) break;
-        if (
-          !several ||
-          !proviso ||
-          localAcyclic.get(locals[cand[best]!]!) === 1 ||
-          provisoAccepts(cand[best]!, cand[best + 1]!, cand[best + 2]!, d, head)
-        )
-          pick = best;
-        else cand[best + 1] = -1;
-      }
-      if (pick >= 0) {
-        ample = cand[pick]!;
-        ampleFrom = cand[pick + 1]!;
-        ampleEnd = cand[pick + 2]!;
-        const before = cand[pick + 3]!;
+      // The ample set (`ampleChoice.ts`): candidates smallest first, the cycle proviso.
+      if (choice.choose(locals, d, head, parentTuple, tuple)) {
+        ample = choice.warp;
+        ampleFrom = choice.from;
+        ampleEnd = choice.end;
+        const before = choice.before;
         // An EXIT-priority step exits lanes: no cycle passes it (groupPriority.ts). A warp whose
         // ample set is an exit has no further candidates, so its candidate is that exit.
         const acyclic = localAcyclic.get(locals[ample]!) === 1;
@@ -435,12 +284,11 @@ export function explore(
           ampleExtra.push(extra);
           ampleAdded.push(to >= size);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
-          if (proviso && !acyclic && to < size && depthOf.get(to) <= d && !closesOnFull(to, head))
-            full = true;
+          if (proviso && !acyclic && to < size && choice.breaksCycle(to, d, head)) full = true;
         }
       }
     }
-    if (full || ampleEnd - ampleFrom === nSteps) expandedFull.set(head, 1);
+    if (full || ampleEnd - ampleFrom === nSteps) choice.markFull(head);
     let c = 0;
     for (let k = 0; k < K; k++) {
       const loc = locals[k]!;
@@ -587,47 +435,24 @@ export function explore(
     },
     cycles,
   );
-  if (unreplayable > 0)
-    notes.push(
-      `${unreplayable} finding${unreplayable > 1 ? 's' : ''} could not be walked again from the initial state; ${unreplayable > 1 ? 'their schedules' : 'its schedule'} may not replay`,
-    );
-  if (longSchedules > 0)
-    notes.push(
-      `${longSchedules} finding${longSchedules > 1 ? 's' : ''} lie${longSchedules > 1 ? '' : 's'} past accelerated chains longer than a scenario holds (${SCENARIO_LIMITS.scheduleSteps.toLocaleString('en-US')} steps): ${longSchedules > 1 ? 'their schedules give' : 'its schedule gives'} each chain as its first step only and do${longSchedules > 1 ? '' : 'es'} not replay`,
-    );
-  if (chains && chains.steps > 0)
-    notes.push(
-      `accelerated ${chains.steps.toLocaleString('en-US')} steps in ${chains.count.toLocaleString('en-US')} chain${chains.count > 1 ? 's' : ''} without storing their states (docs/semantics.md §14.2): the verdict rests on acceleration` +
-        (chains.capped > 0
-          ? `; ${chains.capped} chain${chains.capped > 1 ? 's' : ''} reached the cap of ${chains.cap.toLocaleString('en-US')} steps and stored the state reached`
-          : '') +
-        (chains.steps >= chains.total
-          ? `; acceleration stopped at its budget of ${chains.total.toLocaleString('en-US')} steps (${ACCEL_PER_STATE} per state of the states budget)`
-          : ''),
-    );
-  if (sawUnknownChoice)
-    notes.push(
-      'branches on unknown values were explored both ways and assumed fair (SEMANTICS §5): a cycle that only some resolutions of them keep going is not reported, so livelocks on opaque code are under-approximated',
-    );
+  notes.push(
+    ...searchNotes({
+      unreplayable,
+      longSchedules,
+      chains: chains && {
+        steps: chains.steps,
+        count: chains.count,
+        capped: chains.capped,
+        cap: chains.cap,
+        total: chains.total,
+        exhausted: chains.exhausted,
+      },
+      sawUnknownChoice,
+    }),
+  );
   if (bound === null && head < visited.size) bound = 'states';
   if (bound === null && branching !== null) bound = 'branching';
-
-  const sorted = out.sort(
-    (a, b) => verdictRank(a.verdict, a.kind) - verdictRank(b.verdict, b.kind),
-  );
-  const best = sorted[0];
-  let verdict: Verdict = best?.verdict ?? 'bound-reached';
-  let kind = best?.kind ?? null;
-  let message = best?.message ?? 'nothing reached';
-  // A bound that ran out before anything worse was found is never reported as `terminates`.
-  if (bound !== null && verdictRank(verdict, kind) >= verdictRank('bound-reached')) {
-    verdict = 'bound-reached';
-    kind = null;
-    message =
-      bound === 'branching'
-        ? branching!
-        : `${bound} budget ran out (${bound === 'states' ? `${budget.maxStates} states` : bound === 'depth' ? `depth ${budget.maxDepth}` : bound === 'memory' ? `${budget.maxMemoryMb ?? 0} MB` : `${budget.timeoutMs} ms`}) before the search finished`;
-  }
+  const { verdict, kind, message, sorted } = headline(out, bound, branching, budget);
   return {
     verdict,
     kind,

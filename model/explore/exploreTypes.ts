@@ -1,0 +1,120 @@
+import type { DeadlockKind, Finding, Verdict } from './verdict.ts';
+import type { PlantUnsoundPor } from './partialOrder.ts';
+import type { PlantUnsoundGroups } from './groupPriority.ts';
+import type { PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
+import type { PlantUnsoundAccel } from './acceleration.ts';
+
+/**
+ * What a search takes and gives (`exhaustive.ts`, `random.ts`): budgets, progress, the result,
+ * and the reductions with their switches and planted bugs.
+ */
+
+/** Every search has a budget (DESIGN.md) and says which one it hit. */
+export interface Budget {
+  readonly maxStates: number;
+  readonly maxDepth: number;
+  readonly timeoutMs: number;
+  /** Resident memory of the process, in MB, past which the search stops (`bound: 'memory'`). */
+  readonly maxMemoryMb?: number;
+}
+
+export const defaultBudget: Budget = { maxStates: 2_000_000, maxDepth: 100_000, timeoutMs: 60_000 };
+
+export interface Progress {
+  readonly states: number;
+  readonly transitions: number;
+  readonly depth: number;
+  readonly elapsedMs: number;
+}
+
+export interface ExploreResult {
+  readonly verdict: Verdict;
+  readonly kind: DeadlockKind | null;
+  readonly message: string;
+  /** Distinct states reached (including ones left unexpanded at a bound). */
+  readonly states: number;
+  readonly transitions: number;
+  /** Deepest BFS level reached. */
+  readonly depth: number;
+  readonly timeMs: number;
+  /** The budget that ran out, if any. */
+  readonly bound: 'states' | 'depth' | 'time' | 'branching' | 'memory' | 'random' | null;
+  /** The search ran with lane symmetry (its machine's `symmetric`): schedules replay only so. */
+  readonly laneSymmetry: boolean;
+  /** The search ran with partial-order reduction over warps (`partialOrder.ts`). */
+  readonly partialOrder?: boolean;
+  /**
+   * The search ran with EXIT priority among one warp's lane groups (`groupPriority.ts`), and in
+   * how many distinct warp states it expanded an exiting group alone.
+   */
+  readonly exitPriority?: { readonly applied: number };
+  /** The search ran with warp symmetry (`warpSymmetry.ts`): states up to permuting free warps. */
+  readonly warpSymmetry?: boolean;
+  /**
+   * Steps run inside accelerated chains and not stored (`acceleration.ts`), past each chain's
+   * first step; 0 when acceleration was off or never applied. A verdict with a nonzero count
+   * rests on acceleration (the notes say so).
+   */
+  readonly accelerated?: number;
+  /** The first (shortest) finding of every distinct outcome, best-ranked first. */
+  readonly findings: readonly Finding[];
+  /** Terminal states in which every lane exited. */
+  readonly terminalStates: number;
+  readonly notes: readonly string[];
+}
+
+/** Which sound reductions the search applies; each can be switched off (all on by default). */
+export interface Reductions {
+  /**
+   * Dead-value reduction: states that differ only in lane registers or predicates that no lane can
+   * read again before overwriting them are one state (`machine/liveness.ts`). They are bisimilar
+   * with the same issue labels, so every verdict — fair cycles included — is unchanged; only state
+   * counts shrink. Applies when the mechanism reports `lanePcs`.
+   */
+  readonly deadValues: boolean;
+  /**
+   * Partial-order reduction over warps (`partialOrder.ts`, docs/semantics.md): a warp whose steps
+   * are all local is expanded alone, with the cycle proviso; deadlocks, stops and fair cycles are
+   * preserved. Applies with two or more warps; redone without it when a step resolves an unknown.
+   */
+  readonly partialOrder: boolean;
+  /**
+   * EXIT priority inside one `its` warp under maximal grouping (`groupPriority.ts`,
+   * docs/semantics.md §14.1): ready lanes at an unguarded EXIT that ends no run exit before any
+   * other group moves. Deadlocks, stops, terminal states and fair cycles are preserved.
+   */
+  readonly exitPriority: boolean;
+  /**
+   * Warp symmetry (`warpSymmetry.ts`, docs/semantics.md §15): states equal up to a permutation
+   * of warps that can no longer read their own index are one state; livelocks are decided with
+   * each warp tracked through the permutations (`trackedFairness.ts`). Applies with two or more
+   * warps on a per-warp mechanism.
+   */
+  readonly warpSymmetry: boolean;
+  /**
+   * Chain acceleration (`acceleration.ts`, docs/semantics.md §14.2): a path of states that each
+   * expand one local data step issuing all of its warp's ready lanes is followed without storing
+   * its intermediate states; every verdict, fair cycles included, is unchanged.
+   */
+  readonly accelerate: boolean;
+}
+
+export const defaultReductions: Reductions = {
+  deadValues: true,
+  partialOrder: true,
+  exitPriority: true,
+  warpSymmetry: true,
+  accelerate: true,
+};
+
+export interface ExploreOptions {
+  readonly reduce?: Partial<Reductions>;
+  /** A planted bug for the partial-order soundness law; never set outside tests. */
+  readonly plantUnsoundPor?: PlantUnsoundPor;
+  /** A planted bug for the EXIT-priority soundness law; never set outside tests. */
+  readonly plantUnsoundGroups?: PlantUnsoundGroups;
+  /** A planted bug for the warp-symmetry soundness law; never set outside tests. */
+  readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
+  /** A planted bug for the acceleration soundness law; never set outside tests. */
+  readonly plantUnsoundAccel?: PlantUnsoundAccel;
+}
