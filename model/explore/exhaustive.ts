@@ -22,15 +22,9 @@ import {
   type Reductions,
 } from './exploreTypes.ts';
 
-export {
-  defaultBudget,
-  defaultReductions,
-  type Budget,
-  type ExploreOptions,
-  type ExploreResult,
-  type Progress,
-  type Reductions,
-} from './exploreTypes.ts';
+// What a search takes and gives lives in `exploreTypes.ts`; its callers import it from here.
+export { defaultBudget, defaultReductions };
+export type { Budget, ExploreOptions, ExploreResult, Progress, Reductions };
 
 /**
  * Breadth-first exhaustive search of every interleaving (SEMANTICS §6). States are identified by
