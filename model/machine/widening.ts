@@ -1,8 +1,7 @@
 import type { Op } from '../isa/op.ts';
-import type { LaneData } from '../lanes/laneData.ts';
+import type { LaneData, RegisterLayout } from '../lanes/laneData.ts';
 import type { Outcome } from '../lanes/execute.ts';
 import { UNKNOWN } from '../lanes/values.ts';
-import type { RegisterLayout } from '../lanes/laneData.ts';
 import type { Policy } from '../mechanisms/mechanism.ts';
 import { callEffects } from './callEffects.ts';
 import type { Liveness } from './liveness.ts';
@@ -47,8 +46,9 @@ export interface Widening {
   initial(warpSize: number): LoopVisits;
   /**
    * Applies one step: lanes of `issued` that took part in an unknown branch are flagged; lanes
-   * that jump back (to a PC at or before `pc`) count a turn if flagged, and past the limit forget
-   * what the loop writes. Returns the new visits and data, and whether anything was forgotten.
+   * that jump back (BRA, BRX to a PC at or before `pc`; not CALL, RET) count a turn if flagged,
+   * and past the limit forget what the loop writes. Returns the new visits and data, and whether
+   * anything was forgotten.
    */
   step(
     visits: LoopVisits,
