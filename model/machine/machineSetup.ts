@@ -121,7 +121,8 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
       ? widening(
           ops,
           live ?? liveness(ops, ctx.layout, (op) => mech.policy(op)),
-          nSlots,
+          ctx.layout,
+          (op) => mech.policy(op),
           spec.widen!,
           spec.plantUnsoundWidening ?? false,
         )

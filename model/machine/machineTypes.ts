@@ -12,7 +12,7 @@ import type {
   MechanismFactory,
 } from '../mechanisms/mechanism.ts';
 import type { KeyWriter } from './key.ts';
-import type { LoopVisits } from './widening.ts';
+import type { LoopVisits, WideningPlant } from './widening.ts';
 import type { ItsState } from '../mechanisms/its.ts';
 
 /**
@@ -208,6 +208,9 @@ export interface MachineSpec {
   readonly plantUnsoundSymmetry?: boolean;
   /** The barrier-liveness law's planted bug (`Liveness.barrierLive`); never set outside that test. */
   readonly plantUnsoundBarriers?: boolean;
-  /** The widening law's planted bug (`widening.ts`); never set outside that test. */
-  readonly plantUnsoundWidening?: boolean;
+  /**
+   * The widening tests' planted bugs (`widening.ts`); never set outside those tests. `true`:
+   * forgotten values become 0; `'keep-call-writes'`: no CALL changes any register.
+   */
+  readonly plantUnsoundWidening?: WideningPlant;
 }

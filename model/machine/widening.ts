@@ -1,7 +1,9 @@
 import type { Op } from '../isa/op.ts';
-import type { LaneData } from '../lanes/laneData.ts';
+import type { LaneData, RegisterLayout } from '../lanes/laneData.ts';
 import type { Outcome } from '../lanes/execute.ts';
 import { UNKNOWN } from '../lanes/values.ts';
+import type { Policy } from '../mechanisms/mechanism.ts';
+import { callEffects } from './callEffects.ts';
 import type { Liveness } from './liveness.ts';
 
 /**
@@ -16,6 +18,14 @@ import type { Liveness } from './liveness.ts';
  * the search finds after a widening is *possible*, not certain (the finding says so), while a
  * `terminates` stays sound. Loops whose exits depend only on known values (concrete loops, and
  * spin loops on memory another lane writes) are never widened: no unknown branch flags them.
+ *
+ * A loop turn is a jump back *within a function* (BRA, BRX): a CALL to a function placed before
+ * its caller, or a RET to a caller placed before its callee, goes to a lower PC without closing a
+ * loop, and counted as one it used to widen the whole range of PCs between, callee prologues
+ * included. What a loop may write is what its instructions write, and for a CALL in it what the
+ * callee may leave changed when it returns (`callEffects.ts`): a register the callee restores —
+ * the stack pointer after a balanced prologue and epilogue — keeps its value (docs/semantics.md
+ * §13).
  */
 export interface LoopVisits {
   /** Per lane: turns taken after an unknown branch, up to the limit. */
@@ -24,13 +34,21 @@ export interface LoopVisits {
   readonly flagged: number;
 }
 
+/**
+ * The widening tests' planted bugs: `true` sets what a loop writes to 0 instead of unknown (the
+ * law's plant); `'keep-call-writes'` claims no CALL changes a register, so a loop that calls a
+ * counter's increment keeps the counter and never repeats (the call-effects test's plant).
+ */
+export type WideningPlant = boolean | 'keep-call-writes';
+
 export interface Widening {
   readonly limit: number;
   initial(warpSize: number): LoopVisits;
   /**
    * Applies one step: lanes of `issued` that took part in an unknown branch are flagged; lanes
-   * that jump back (to a PC at or before `pc`) count a turn if flagged, and past the limit forget
-   * what the loop writes. Returns the new visits and data, and whether anything was forgotten.
+   * that jump back (BRA, BRX to a PC at or before `pc`; not CALL, RET) count a turn if flagged,
+   * and past the limit forget what the loop writes. Returns the new visits and data, and whether
+   * anything was forgotten.
    */
   step(
     visits: LoopVisits,
@@ -45,14 +63,17 @@ export interface Widening {
 export function widening(
   ops: readonly Op[],
   live: Liveness,
-  slots: number,
+  layout: RegisterLayout,
+  policy: (op: Op) => Policy,
   limit: number,
-  /** The widening law's planted bug only: forgotten registers become 0, not unknown. */
-  plantUnsound = false,
+  /** The widening tests' planted bugs only. */
+  plantUnsound: WideningPlant = false,
 ): Widening {
-  const forgotten = plantUnsound ? 0 : UNKNOWN;
+  const forgotten = plantUnsound === true ? 0 : UNKNOWN;
+  const slots = layout.count;
   const words = live.words;
-  /** Slots and predicates the instructions target..source may write (a CALL: everything). */
+  const effectOf = callEffects(ops, live, layout, policy, plantUnsound === 'keep-call-writes');
+  /** Slots and predicates the instructions target..source may write (a CALL: what it changes). */
   const cache = new Map<number, { regs: Uint32Array; preds: number }>();
   const loopWrites = (target: number, source: number) => {
     const k = target * 65536 + source;
@@ -61,10 +82,12 @@ export function widening(
     const regs = new Uint32Array(words);
     let preds = 0;
     for (let pc = target; pc <= source; pc++) {
-      if (ops[pc]!.kind === 'call') {
-        regs.fill(0xffffffff);
-        preds = 0x7f;
-        break;
+      const op = ops[pc]!;
+      if (op.kind === 'call' && policy(op) !== 'nop') {
+        const e = effectOf(op.target);
+        for (let i = 0; i < words; i++) regs[i]! |= e.changed[i]!;
+        preds |= e.preds;
+        continue;
       }
       for (let i = 0; i < words; i++) regs[i]! |= live.writes[pc * words + i]!;
       preds |= live.writesP[pc]!;
@@ -81,6 +104,12 @@ export function widening(
       let counts = visits.counts;
       let d = data;
       let widened = false;
+      // CALL and RET change functions: a lower PC they reach closes no loop.
+      const kind = ops[pc]!.kind;
+      if (kind === 'call' || kind === 'ret')
+        return flagged === visits.flagged
+          ? { visits, data, widened }
+          : { visits: { counts, flagged }, data, widened };
       for (const g of outcome.groups) {
         if (g.pc > pc) continue;
         const turning = (g.mask & flagged) >>> 0;

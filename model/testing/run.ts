@@ -25,6 +25,7 @@ import { initialLaneData, readReg, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
+import type { WideningPlant } from '../machine/widening.ts';
 import { loadProgram, resolveLaunch, type LoadedProgram } from '../scenario/loadProgram.ts';
 import { machineFor } from '../scenario/session.ts';
 
@@ -57,7 +58,7 @@ export interface RunSetup {
   /** Loop widening (`MachineSpec.widen`); 0 or absent: off. */
   readonly widen?: number;
   /** The widening law's planted bug (`MachineSpec.plantUnsoundWidening`). */
-  readonly plantUnsoundWidening?: boolean;
+  readonly plantUnsoundWidening?: WideningPlant;
 }
 
 /** A machine for `mechanism` on a listing. */
@@ -76,7 +77,7 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
     {
       ...(setup.plantUnsoundRelevance ? { plantUnsoundRelevance: true } : {}),
       ...(setup.plantUnsoundBarriers ? { plantUnsoundBarriers: true } : {}),
-      ...(setup.plantUnsoundWidening ? { plantUnsoundWidening: true } : {}),
+      ...(setup.plantUnsoundWidening ? { plantUnsoundWidening: setup.plantUnsoundWidening } : {}),
     },
   );
   if (!m.ok) expect.fail(m.error.join('; '));
