@@ -13,7 +13,7 @@ import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
  *
  * - Irreversible: an exited lane never runs again (SEMANTICS §3.1), so no cycle contains a state
  *   with `E` parked at the EXIT: `E` would stay parked and ready throughout and never issue, which
- *   weak fairness per lane (or per PC under lane symmetry, `Mechanism.pcFairness`) excludes. Fair
+ *   weak fairness per lane (or per PC under lane symmetry, `Mechanism.fairPlaces`) excludes. Fair
  *   cycles (livelocks) live in states without parked exits, which keep all their steps.
  * - Never a deadlock: a state with `E` ready has a step, so it is not blocked.
  * - Commutes: "exit `E` early" maps every path of the full graph onto one of the reduced graph

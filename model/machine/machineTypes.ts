@@ -206,6 +206,12 @@ export interface MachineSpec {
   readonly plantUnsoundRelevance?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */
   readonly plantUnsoundSymmetry?: boolean;
+  /**
+   * The lane-symmetry law's planted fairness bug: a lane-fair mechanism's fairness places are its
+   * lanes' bare PCs (`lanePcs`), so `dws` splits at one PC and different call depths are one
+   * fairness entity. Never set outside that test.
+   */
+  readonly plantUnsoundPlaces?: boolean;
   /** The barrier-liveness law's planted bug (`Liveness.barrierLive`); never set outside that test. */
   readonly plantUnsoundBarriers?: boolean;
   /** The widening law's planted bug (`widening.ts`); never set outside that test. */
