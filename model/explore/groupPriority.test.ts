@@ -291,7 +291,7 @@ describe('EXIT priority among the lane groups of an its warp and the splits of a
     // SEMANTICS §2 `check` (dws.ts): every named live lane must be in the issuing split. If lane
     // 1 issues the WARPSYNC while lane 0 still stands at its EXIT, lane 0 is named, live and in
     // another split: a violation; if lane 0 exited first, the WARPSYNC passes and both exit.
-    // The program reads the exited mask (condition 1), so EXIT priority must not apply.
+    // The program reads the exited mask (condition 1 of groupPriority.ts), so no EXIT priority.
     const text = [
       '// @warpcheck warp-size=2 warps=1',
       '\tFunction : k',
