@@ -184,10 +184,13 @@ describe('lane symmetry (issue 16)', () => {
   it('does not pin lanes for BMOV.32.CLEAR RZ or a ballot into RZ, and still does for a mask read', () => {
     // 32 interchangeable lanes split on an unknown predicate: 33 counted outcomes (§13). Pinned,
     // they would be 2^32 outcomes, past the branching budget (4,096): bound-reached (branching).
-    const [, free] = pair(namesNoLane('RZ', 32), 'its')!;
-    const r = explore(free, budget);
-    expect(r.bound).toBeNull();
-    expect(r.verdict).toBe('terminates');
+    // The same on dws, which runs lane-symmetric with fairness per split place.
+    for (const mech of ['its', 'dws']) {
+      const [, free] = pair(namesNoLane('RZ', 32), mech)!;
+      const r = explore(free, budget);
+      expect(r.bound, mech).toBeNull();
+      expect(r.verdict, mech).toBe('terminates');
+    }
     const [, pinned] = pair(namesNoLane('R2', 32), 'its')!;
     expect(explore(pinned, budget).bound).toBe('branching');
     // And the plain search agrees with the symmetric one on every mechanism at a small size.
