@@ -25,9 +25,10 @@ const budget: Budget = { maxStates: 8_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
 /**
  * Planted bugs: `canon` leaves the lanes' own values out of the key (`LaneCanon`); `places` makes
- * fairness places bare PCs (`MachineSpec.plantUnsoundPlaces`: `dws` ignores the call depth).
+ * fairness places bare PCs (`MachineSpec.plantUnsoundPlaces`: `dws` ignores the call depth);
+ * `one-place` puts every lane at one place (the place check dropped: any issue is fair to all).
  */
-type Plant = 'none' | 'canon' | 'places';
+type Plant = 'none' | 'canon' | 'places' | 'one-place';
 
 /** The plain machine and the lane-symmetric one (optionally with a planted bug) for a listing. */
 function pair(text: string, mechanism: string, plant: Plant = 'none'): [Machine, Machine] | null {
@@ -56,7 +57,8 @@ function pair(text: string, mechanism: string, plant: Plant = 'none'): [Machine,
       ...spec,
       laneSymmetry: true,
       plantUnsoundSymmetry: plant === 'canon',
-      plantUnsoundPlaces: plant === 'places',
+      ...(plant === 'places' ? { plantUnsoundPlaces: 'pc' as const } : {}),
+      ...(plant === 'one-place' ? { plantUnsoundPlaces: 'one' as const } : {}),
     }),
   ];
 }
@@ -235,6 +237,33 @@ describe('lane symmetry (issue 16)', () => {
       const tally = newTally();
       for (const mech of mechanisms) check(twoDepths(w), mech, tally);
       expect(tally.dws).toBe(1);
+    }
+  });
+
+  it('fails where the place check is dropped (every lane at one place): the spinlock, its and dws', () => {
+    // Seed 000 Fig. 3 (scenarios/spinlock.sass's code) on two lanes. Seed 000 §IV: under
+    // independent thread scheduling it terminates — the lock holder is ready until it runs,
+    // and weak fairness per lane (per place: its PC, or its split) makes it run. With one place
+    // for every lane, the spinner's turns count for the holder: the spin is called a livelock.
+    const spinlock = [
+      '// @warpcheck warp-size=2 warps=1 mem[0x100]=0',
+      '\tFunction : spinlock',
+      '        MOV R2, 0x100 ;',
+      '        MOV R3, 0x1 ;',
+      'acquire:',
+      '        ATOMS.CAS R0, [R2], RZ, R3 ;',
+      '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
+      '   @P0  BRA acquire ;',
+      '        ATOMS.EXCH RZ, [R2], RZ ;',
+      '        EXIT ;',
+    ].join('\n');
+    for (const mech of ['its', 'dws']) {
+      const [, symM] = pair(spinlock, mech)!;
+      expect(symM.symmetric, mech).toBe(true);
+      expect(verdictOf(explore(symM, budget)), mech).toBe('terminates//');
+      const [, planted] = pair(spinlock, mech, 'one-place')!;
+      expect(verdictOf(explore(planted, budget)), mech).toBe('deadlock/livelock/');
+      expect(() => check(spinlock, mech, newTally(), 'one-place')).toThrow();
     }
   });
 

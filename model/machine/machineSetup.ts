@@ -87,12 +87,15 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
       : blockView
         ? spec.factory.create({ ...mctx, block: shape } as BlockContext, spec.options)
         : (tooLargeBlock(spec.factory.id, mctx, shape) as Mechanism<unknown>);
-  // The lane-symmetry law's planted bug: fairness places are bare PCs (for `dws`, the call depth
-  // ignored, so two splits at one PC count as one fairness entity).
+  // The lane-symmetry law's planted bugs: fairness places are bare PCs (for `dws`, the call depth
+  // ignored, so two splits at one PC count as one fairness entity), or one place for every lane.
+  const lanePcs = made.lanePcs;
   const mech: Mechanism<unknown> =
-    spec.plantUnsoundPlaces && made.fairPlaces && made.lanePcs
-      ? { ...made, fairPlaces: made.lanePcs }
-      : made;
+    !spec.plantUnsoundPlaces || !made.fairPlaces || !lanePcs
+      ? made
+      : spec.plantUnsoundPlaces === 'pc'
+        ? { ...made, fairPlaces: lanePcs }
+        : { ...made, fairPlaces: (s, visit) => lanePcs(s, (_, mask) => visit(0, mask)) };
   const fmt = formatterFor(program, launch.warpSize);
   const refMech =
     (spec.refine ?? true) && spec.factory.id !== 'its'
