@@ -33,7 +33,10 @@ export interface ExploreArgs extends PrepareArgs {
   readonly maxMemory: number;
   /** Partial-order reduction over warps (`--no-por` turns it off; issue 10). */
   readonly partialOrder?: boolean;
-  /** EXIT priority among an `its` warp's lane groups (`--no-exit-priority` turns it off). */
+  /**
+   * EXIT priority among an `its` warp's lane groups or a `dws` warp's splits
+   * (`--no-exit-priority` turns it off).
+   */
   readonly exitPriority?: boolean;
   /** Warp symmetry (`--no-warp-symmetry` turns it off; issue 10 item 2). */
   readonly warpSymmetry?: boolean;

@@ -170,16 +170,16 @@ interface ChainHost {
     readonly stepWarp: { get(i: number): number };
     readonly stepMem: { get(i: number): number };
     readonly stepMask: { get(i: number): number };
-    readonly stepPc: { get(i: number): number };
+    readonly stepPlace: { get(i: number): number };
     readonly localReady: { get(i: number): number };
-    readonly localPcStart: { get(i: number): number };
-    readonly localPcs: { get(i: number): number };
+    readonly localPlaceStart: { get(i: number): number };
+    readonly localPlaces: { get(i: number): number };
     readonly localStart: { get(i: number): number };
     readonly stepStop: { get(i: number): number };
     /** The local id of warp k in warp state wid under memory mid, expanded on first use. */
     of(k: number, wid: number, mid: number): number;
   };
-  readonly pcFair: boolean;
+  readonly placeFair: boolean;
   /** The visited set leaves dead values out of its keys (`Reductions.deadValues`). */
   readonly reduced: boolean;
 }
@@ -247,17 +247,17 @@ export class Chains {
    * (docs/semantics.md §14.2, "Chains after any step").
    */
   follow(k: number, e: number, loc: number, tuple: Int32Array, anyFirst = false): number {
-    const { machine, visited, cache, pcFair } = this.host;
+    const { machine, visited, cache, placeFair } = this.host;
     if (this.computed >= this.total) return 0;
     if (anyFirst) {
       if (cache.stepStop.get(e) >= 0) return 0;
     } else if (!cache.stepChain.get(e)) return 0;
     // The chain's first step issues every ready lane of its warp (docs/semantics.md §14.2).
     if ((cache.localReady.get(loc) & ~cache.stepMask.get(e)) >>> 0 !== 0) return 0;
-    if (pcFair) {
-      const from = cache.localPcStart.get(loc);
-      const to = cache.localPcStart.get(loc + 1);
-      if (to - from !== 1 || cache.localPcs.get(from) !== cache.stepPc.get(e)) return 0;
+    if (placeFair) {
+      const from = cache.localPlaceStart.get(loc);
+      const to = cache.localPlaceStart.get(loc + 1);
+      if (to - from !== 1 || cache.localPlaces.get(from) !== cache.stepPlace.get(e)) return 0;
     }
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);

@@ -59,9 +59,10 @@ export function explore(
 ): ExploreResult {
   const t0 = performance.now();
   const K = machine.launch.warps;
-  // Under lane symmetry lane numbers do not persist along edges: fairness per PC (fairCycles.ts).
-  const pcFair = machine.mechanism.laneFairness && machine.symmetric;
-  const laneFair = machine.mechanism.laneFairness && !pcFair;
+  // Under lane symmetry lane numbers do not persist along edges: fairness per place, the PC or the
+  // split the mechanism names (`Mechanism.fairPlaces`, fairCycles.ts).
+  const placeFair = machine.mechanism.laneFairness && machine.symmetric;
+  const laneFair = machine.mechanism.laneFairness && !placeFair;
   const reduce: Reductions = { ...defaultReductions, ...options.reduce };
   const reduced = reduce.deadValues && machine.canReduce;
   const por =
@@ -119,13 +120,13 @@ export function explore(
     machine,
     visited,
     por,
-    pcFair,
+    placeFair,
     groups,
     reduce.accelerate ? { plant: accelPlant } : null,
   );
   const chains = reduce.accelerate
     ? new Chains(
-        { machine, visited, cache, pcFair, reduced },
+        { machine, visited, cache, placeFair, reduced },
         t0 + budget.timeoutMs,
         accelPlant,
         Math.min(CHAIN_CAP, budget.maxStates),
@@ -145,7 +146,7 @@ export function explore(
   const { localInfo, localReady, localStart, localAcyclic } = cache;
   const proviso = por ? por.proviso : true;
   const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
-  const { stepStop, stepPc, stops, localPcStart, localPcs } = cache;
+  const { stepStop, stepPlace, stops, localPlaceStart, localPlaces } = cache;
   const stateLocal = int32();
   const localOf = (k: number, wid: number, mid: number): number => cache.of(k, wid, mid);
   const locals = new Int32Array(K);
@@ -210,7 +211,7 @@ export function explore(
       if (info & 1) en |= 1 << k;
       if (info & 2) live = true;
       if (laneFair) readyLanes.push(localReady.get(loc));
-      if (pcFair) stateLocal.push(loc);
+      if (placeFair) stateLocal.push(loc);
     }
     if (cache.orderDependent || cache.porAbstract) break;
     enabledWarps.push(en);
@@ -397,12 +398,12 @@ export function explore(
     stepUnknown: stepUnknown.view(),
     enabledWarps: enabledWarps.view(),
     readyLanes: laneFair ? readyLanes.view() : null,
-    readyPcs: pcFair
+    readyPlaces: placeFair
       ? {
           stateLocal: stateLocal.view(),
-          start: localPcStart.view(),
-          pcs: localPcs.view(),
-          stepPc: stepPc.view(),
+          start: localPlaceStart.view(),
+          places: localPlaces.view(),
+          stepPlace: stepPlace.view(),
         }
       : null,
     edgePerm:

@@ -79,9 +79,10 @@ export interface Reductions {
    */
   readonly partialOrder: boolean;
   /**
-   * EXIT priority inside one `its` warp under maximal grouping (`groupPriority.ts`,
-   * docs/semantics.md §14.1): ready lanes at an unguarded EXIT that ends no run exit before any
-   * other group moves. Deadlocks, stops, terminal states and fair cycles are preserved.
+   * EXIT priority inside one `its` warp under maximal grouping, or one `dws` warp
+   * (`groupPriority.ts`, docs/semantics.md §14.1): ready lanes at an unguarded EXIT that ends no
+   * run exit before any other group (split) moves. Deadlocks, stops, terminal states and fair
+   * cycles are preserved.
    */
   readonly exitPriority: boolean;
   /**

@@ -37,16 +37,17 @@ export interface Graph {
   /** readyLanes[i*warps + w]: lanes of warp w that may issue in state i (lane fairness), or null. */
   readonly readyLanes: Uint32Array | null;
   /**
-   * Fairness per PC instead of per lane (`Mechanism.pcFairness`, used under lane symmetry, where
-   * lane numbers do not persist along edges): the PCs at which warp w has ready lanes in state i
-   * are `pcs[start[l] .. start[l+1]-1]` with l = `stateLocal[i*warps + w]`; `stepPc` is the PC a
-   * step issues. An entity is then a (warp, PC) pair. Null for lane or warp fairness.
+   * Fairness per place instead of per lane (`Mechanism.fairPlaces`: the PC for `its`, the split's
+   * (PC, call depth) for `dws`; used under lane symmetry, where lane numbers do not persist along
+   * edges): the places at which warp w has ready lanes in state i are
+   * `places[start[l] .. start[l+1]-1]` with l = `stateLocal[i*warps + w]`; `stepPlace` is the
+   * place a step issues. An entity is then a (warp, place) pair. Null for lane or warp fairness.
    */
-  readonly readyPcs: {
+  readonly readyPlaces: {
     readonly stateLocal: Int32Array;
     readonly start: Int32Array;
-    readonly pcs: Int32Array;
-    readonly stepPc: Int32Array;
+    readonly places: Int32Array;
+    readonly stepPlace: Int32Array;
   } | null;
   /**
    * Warp symmetry (`warpSymmetry.ts`): per edge, the permutation σ (packed, `permAt`) from the
@@ -152,34 +153,35 @@ function isFair(
     if ((alwaysEnabled >> w) & 1 && !((takenWarps >> w) & 1)) return false;
     if (g.readyLanes && (alwaysReady[w]! & ~takenLanes[w]!) >>> 0 !== 0) return false;
   }
-  return g.readyPcs ? pcFair(g, comp, order, from, to, c) : true;
+  return g.readyPlaces ? placeFair(g, comp, order, from, to, c) : true;
 }
 
-/** Entity (warp w, PC pc) as one number. */
-const entity = (w: number, pc: number): number => pc * 8 + w;
+/** Entity (warp w, place p) as one number (at most 8 warps). */
+const entity = (w: number, place: number): number => place * 8 + w;
 
-/** The (warp, PC) entities ready in state s. */
+/** The (warp, place) entities ready in state s. */
 function readyEntities(g: Graph, s: number, visit: (e: number) => void): void {
-  const r = g.readyPcs!;
+  const r = g.readyPlaces!;
   for (let w = 0; w < g.warps; w++) {
     const l = r.stateLocal[s * g.warps + w]!;
-    for (let i = r.start[l]!; i < r.start[l + 1]!; i++) visit(entity(w, r.pcs[i]!));
+    for (let i = r.start[l]!; i < r.start[l + 1]!; i++) visit(entity(w, r.places[i]!));
   }
 }
 
-/** Edge e issues entity x (per-PC fairness). */
+/** Edge e issues entity x (per-place fairness). */
 const takesEntity = (g: Graph, e: number, x: number): boolean => {
   const st = g.edgeStep[e]!;
-  return entity(g.stepWarp[st]!, g.readyPcs!.stepPc[st]!) === x;
+  return entity(g.stepWarp[st]!, g.readyPlaces!.stepPlace[st]!) === x;
 };
 
 /**
- * Fairness per (warp, PC) over one SCC: no entity is ready in every state and issued on no edge
- * inside. With maximal groups a lane ready throughout sits at one PC that never issues, and an
- * entity ready throughout without an issue keeps its lanes ready (they leave a PC only by issuing
- * there), so this is lane fairness (`Mechanism.pcFairness`).
+ * Fairness per (warp, place) over one SCC: no entity is ready in every state and issued on no
+ * edge inside. An issue at a place takes every ready lane there, so a lane ready throughout and
+ * never issued keeps a place that never issues; and a ready lane keeps its place until it issues,
+ * so an entity ready throughout without an issue keeps its lanes ready and unissued. This is
+ * lane fairness (`Mechanism.fairPlaces`, docs/semantics.md §13 "Fairness under symmetry").
  */
-function pcFair(
+function placeFair(
   g: Graph,
   comp: Int32Array,
   order: Int32Array,
@@ -196,7 +198,7 @@ function pcFair(
       const t = g.edgeTo[e]!;
       if (t >= 0 && t < g.expanded && comp[t] === c) {
         const st = g.edgeStep[e]!;
-        taken.add(entity(g.stepWarp[st]!, g.readyPcs!.stepPc[st]!));
+        taken.add(entity(g.stepWarp[st]!, g.readyPlaces!.stepPlace[st]!));
       }
     }
   }
@@ -254,7 +256,7 @@ function lassoOf(g: Graph, comp: Int32Array, entry: number): Lasso {
           takenBy: (e) => takes(g, e, w, l),
         });
   }
-  if (g.readyPcs)
+  if (g.readyPlaces)
     readyEntities(g, entry, (x) =>
       obligations.push({
         off: (s) => {

@@ -1,13 +1,14 @@
 /**
- * Soundness law of EXIT priority among the lane groups of one `its` warp (issues 10 and 16,
- * `groupPriority.ts`, docs/semantics.md §14.1; DESIGN.md: "check each reduction by comparing
- * verdicts with and without it"): on generated kernels of both generators, the explorer's random
- * kernels and the spinlock family (W ≤ 6, 1–2 warps, with and without lane symmetry, with and
- * without the partial-order reduction over warps), the search with EXIT priority gives the verdict,
- * kind and property of the search without it and the same set of outcomes, and every finding it
- * reports replays from the real initial state. The law fails on two planted unsound variants: a
- * guarded EXIT given priority too, and lanes that are members of a barrier register exiting first
- * although their exit releases a BSYNC.
+ * Soundness law of EXIT priority among the lane groups of one `its` warp and the splits of one
+ * `dws` warp (issues 10 and 16, `groupPriority.ts`, docs/semantics.md §14.1; DESIGN.md: "check
+ * each reduction by comparing verdicts with and without it"): on generated kernels of both
+ * generators, the explorer's random kernels and the spinlock family (W ≤ 6, 1–2 warps, with and
+ * without lane symmetry, with and without the partial-order reduction over warps), the search with
+ * EXIT priority gives the verdict, kind and property of the search without it and the same set of
+ * outcomes, and every finding it reports replays from the real initial state. The law fails on
+ * planted unsound variants: a guarded EXIT given priority too (on `its` and on `dws`), lanes that
+ * are members of a barrier register exiting first although their exit releases a BSYNC, and
+ * (`dws`, hand-derived) priority although a WARPSYNC reads which lanes have exited.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -177,9 +178,14 @@ function checkFindings(machine: Machine, r: ExploreResult, label: string): void 
 }
 
 /** The law on one setup; throws (via expect) when it breaks. */
-function check(s: Setup, tally: Tally, plant?: PlantUnsoundGroups): void {
-  const machine = machineOf(s.text, 'its', {
-    options: { bssy: s.bssy },
+function check(
+  s: Setup,
+  tally: Tally,
+  plant?: PlantUnsoundGroups,
+  mechanism: 'its' | 'dws' = 'its',
+): void {
+  const machine = machineOf(s.text, mechanism, {
+    options: mechanism === 'its' ? { bssy: s.bssy } : {},
     laneSymmetry: s.laneSymmetry,
   });
   // Warp symmetry has its own law (warpSymmetry.test.ts, which runs with EXIT priority on).
@@ -194,7 +200,7 @@ function check(s: Setup, tally: Tally, plant?: PlantUnsoundGroups): void {
   });
   if (reduced.bound !== null) return;
   tally.compared++;
-  const label = `bssy=${s.bssy} symmetry=${s.laneSymmetry} por=${s.por}\n${s.text}`;
+  const label = `${mechanism} bssy=${s.bssy} symmetry=${s.laneSymmetry} por=${s.por}\n${s.text}`;
   expectSameOutcomes(reduced, plain, label);
   expect(reduced.states, label).toBeLessThanOrEqual(plain.states);
   if ((reduced.exitPriority?.applied ?? 0) > 0) tally.applied++;
@@ -204,7 +210,7 @@ function check(s: Setup, tally: Tally, plant?: PlantUnsoundGroups): void {
 
 const SEED = 20261124;
 
-describe('EXIT priority among the lane groups of an its warp', () => {
+describe('EXIT priority among the lane groups of an its warp and the splits of a dws warp', () => {
   it('gives the outcomes of the search without it on generated kernels, and its findings replay', () => {
     const tally: Tally = { compared: 0, applied: 0, smaller: 0 };
     fc.assert(
@@ -265,6 +271,61 @@ describe('EXIT priority among the lane groups of an its warp', () => {
     ).toThrow(/Property failed/);
   });
 
+  // dws (docs/semantics.md §14.1): a warp-split at an unguarded EXIT exits first. The same
+  // kernels; lane symmetry and POR over warps on or off (`bssy` plays no part: dws has no B
+  // registers and treats BSSY as its `foreign` option says).
+  it('dws: gives the outcomes of the search without it on generated kernels, and its findings replay', () => {
+    const tally: Tally = { compared: 0, applied: 0, smaller: 0 };
+    fc.assert(
+      fc.property(setup, (s) => check(s, tally, undefined, 'dws')),
+      { seed: SEED, numRuns: 200 },
+    );
+    // (seed 20261124, 200 runs: 186 compared, 162 with an exiting split expanded alone, 99 smaller.)
+    expect(tally.compared).toBeGreaterThan(150);
+    expect(tally.applied).toBeGreaterThan(120);
+    expect(tally.smaller).toBeGreaterThan(60);
+  }, 120_000);
+
+  it('dws: keeps the WARPSYNC violation that an early exit would hide (hand derivation)', () => {
+    // Two lanes, two splits after the branch: lane 0 at EARLY's EXIT, lane 1 at WARPSYNC 0x3.
+    // SEMANTICS §2 `check` (dws.ts): every named live lane must be in the issuing split. If lane
+    // 1 issues the WARPSYNC while lane 0 still stands at its EXIT, lane 0 is named, live and in
+    // another split: a violation; if lane 0 exited first, the WARPSYNC passes and both exit.
+    // The program reads the exited mask (condition 1 of groupPriority.ts), so no EXIT priority.
+    const text = [
+      '// @warpcheck warp-size=2 warps=1',
+      '\tFunction : k',
+      '        S2R R0, SR_LANEID ;',
+      '        ISETP.EQ.AND P0, PT, R0, RZ, PT ;',
+      '   @P0  BRA EARLY ;',
+      '        WARPSYNC 0x3 ;',
+      '        EXIT ;',
+      'EARLY:',
+      '        EXIT ;',
+    ].join('\n');
+    const m = machineOf(text, 'dws');
+    const plain = explore(m, budget, undefined, { reduce: { exitPriority: false } });
+    const both = ['terminates//', 'violation//warpsync-check'];
+    expect(outcomes(plain)).toEqual(both);
+    const reduced = explore(m, budget);
+    expect(reduced.exitPriority).toBeUndefined();
+    expect(outcomes(reduced)).toEqual(both);
+    // The planted variant ignores condition 1: lane 0 exits first and the violation is lost.
+    const unsound = explore(m, budget, undefined, { plantUnsoundGroups: 'reads-exited' });
+    expect(unsound.exitPriority?.applied).toBeGreaterThan(0);
+    expect(outcomes(unsound)).toEqual(['terminates//']);
+  });
+
+  it('dws: fails on a planted bug (guarded-exit)', () => {
+    const tally: Tally = { compared: 0, applied: 0, smaller: 0 };
+    expect(() =>
+      fc.assert(
+        fc.property(setup, (s) => check(s, tally, 'guarded-exit', 'dws')),
+        { seed: SEED, numRuns: 200 },
+      ),
+    ).toThrow(/Property failed/);
+  }, 120_000);
+
   it('exits the lanes that finished the spinlock first (hand count)', () => {
     // Seed 000 Fig. 3 on two lanes (scenarios/spinlock.sass's code). The lanes reach the EXIT one
     // at a time (one CAS winner per issue); with EXIT priority the first one to arrive exits
@@ -281,14 +342,17 @@ describe('EXIT priority among the lane groups of an its warp', () => {
       '        ATOMS.EXCH RZ, [R2], RZ ;',
       '        EXIT ;',
     ].join('\n');
-    const m = machineOf(text, 'its');
-    const plain = explore(m, budget, undefined, { reduce: { exitPriority: false } });
-    const reduced = explore(m, budget);
-    expect(verdictOf(plain)).toBe('terminates//');
-    expect(verdictOf(reduced)).toBe('terminates//');
-    expect(reduced.exitPriority?.applied).toBeGreaterThan(0);
-    expect(reduced.states).toBeLessThan(plain.states);
-    const off = explore(m, budget, undefined, { reduce: { exitPriority: false } });
-    expect(off.exitPriority).toBeUndefined();
+    // On dws the holder is a split of its own, and the same holds.
+    for (const mech of ['its', 'dws']) {
+      const m = machineOf(text, mech);
+      const plain = explore(m, budget, undefined, { reduce: { exitPriority: false } });
+      const reduced = explore(m, budget);
+      expect(verdictOf(plain)).toBe('terminates//');
+      expect(verdictOf(reduced)).toBe('terminates//');
+      expect(reduced.exitPriority?.applied).toBeGreaterThan(0);
+      expect(reduced.states).toBeLessThan(plain.states);
+      const off = explore(m, budget, undefined, { reduce: { exitPriority: false } });
+      expect(off.exitPriority).toBeUndefined();
+    }
   });
 });

@@ -4,8 +4,9 @@ import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
 
 /**
- * EXIT priority: a reduction among the lane groups of one `its` warp under maximal grouping
- * (issues 10 and 16; docs/semantics.md §14.1). Under maximal grouping (SEMANTICS §3.1) every
+ * EXIT priority: a reduction among the lane groups of one `its` warp under maximal grouping, and
+ * among the warp-splits of one `dws` warp (issues 10 and 16; docs/semantics.md §14.1). Under
+ * maximal grouping (SEMANTICS §3.1) every
  * group of ready lanes at one PC is a candidate, and groups interleave: lanes that finished sit
  * at `EXIT` while others run, so a state also records *how many* wait there. This module picks,
  * per warp state, a group whose step may be expanded alone: ready lanes `E` at an **unguarded**
@@ -13,7 +14,7 @@ import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
  *
  * - Irreversible: an exited lane never runs again (SEMANTICS §3.1), so no cycle contains a state
  *   with `E` parked at the EXIT: `E` would stay parked and ready throughout and never issue, which
- *   weak fairness per lane (or per PC under lane symmetry, `Mechanism.pcFairness`) excludes. Fair
+ *   weak fairness per lane (or per place under lane symmetry, `Mechanism.fairPlaces`) excludes. Fair
  *   cycles (livelocks) live in states without parked exits, which keep all their steps.
  * - Never a deadlock: a state with `E` ready has a step, so it is not blocked.
  * - Commutes: "exit `E` early" maps every path of the full graph onto one of the reduced graph
@@ -27,8 +28,18 @@ import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
  *   enters Bx only by issuing BSSY, which `E` never does again.
  *   VOTE and `__activemask` read the issuing group's mask only, which never holds `E`.
  *
- * Applied only to the explored machine's own `its` warps (never inside `createIts`' candidates:
- * the refinement reference of the other mechanisms keeps every candidate).
+ * Applied only to the explored machine's own warps (never inside `createIts`' candidates: the
+ * refinement reference of the other mechanisms keeps every candidate).
+ *
+ * `dws` (reconverge=pc, docs/semantics.md "dws"): `E` is a whole split at an unguarded EXIT. The
+ * same argument holds: a split's issue, subdivision and re-merging (`dws.ts`) read only its own
+ * lanes' outcomes and the other splits' (PC, depth), and drop exited lanes; a split that arrives at
+ * `E`'s place merges with it and exits with it, which is the `E ∪ F` case. `dws` owns no barrier
+ * registers, and its reference (`refines-its`) sees BSSY/BSYNC/BREAK/BMOV as the mechanism treats
+ * them (`foreign`: no-op or reject, never native), so the reference's barriers stay empty and (2)
+ * holds; (1) excludes the WARPSYNC `check` (a named lane parked at an EXIT fails it, an exited one
+ * does not). Not `reconverge=ipdom`, whose splits wait for their siblings at the IPDOM and count
+ * exited lanes as arrived.
  */
 export interface GroupPriority {
   /**
@@ -46,9 +57,23 @@ export type PlantUnsoundGroups =
    */
   | 'guarded-exit'
   /** Lanes in a barrier register may exit first although their exit releases a BSYNC. */
-  | 'barrier-members';
+  | 'barrier-members'
+  /**
+   * Condition (1) dropped: priority also where the program reads the exited mask (a `dws`
+   * WARPSYNC `check` that names a lane parked at its EXIT fails, and passes once it has exited).
+   */
+  | 'reads-exited';
 
 const B_REGISTERS = 16;
+
+/** Instructions that write or read B registers (in a reference `its`, when native). */
+const BARRIERS: ReadonlySet<Op['kind']> = new Set([
+  'bssy',
+  'bsync',
+  'break',
+  'bmov-from-barrier',
+  'bmov-to-barrier',
+]);
 
 /** Instructions whose effect reads which lanes have exited (condition 1 above). */
 function readsExited(op: Op): boolean {
@@ -65,19 +90,29 @@ const always = (p: PredRef | null): boolean => p === null || (p.index === PT && 
 const unguarded = (op: Op): boolean => always(op.guard) && always(op.pred2);
 
 /**
- * The EXIT priority of `machine`, or null where it does not apply: the mechanism is not `its`
- * with maximal groups, or the program reads the exited mask (see above).
+ * The EXIT priority of `machine`, or null where it does not apply: the mechanism is neither `its`
+ * with maximal groups nor `dws` with `reconverge=pc`, or the program reads the exited mask (see
+ * above).
  */
 export function groupPriority(
   machine: Machine,
   plant: PlantUnsoundGroups | null = null,
 ): GroupPriority | null {
   const mech = machine.mechanism;
-  if (mech.id !== 'its' || (machine.options['grouping'] ?? 'maximal') !== 'maximal') return null;
+  const its = mech.id === 'its' && (machine.options['grouping'] ?? 'maximal') === 'maximal';
+  const dws = mech.id === 'dws' && (machine.options['reconverge'] ?? 'pc') === 'pc';
+  if (!its && !dws) return null;
   const ops = machine.ops;
-  if (ops.some(readsExited)) return null;
+  if (plant !== 'reads-exited' && ops.some(readsExited)) return null;
   const barrierValue = mech.barrierValue;
-  if (!barrierValue) return null;
+  // `its` keeps B registers (condition 2 per state); `dws` has none, and neither has its
+  // reference as long as no barrier instruction is native to it (see above).
+  if (its && !barrierValue) return null;
+  if (
+    dws &&
+    (barrierValue || ops.some((op) => BARRIERS.has(op.kind) && mech.policy(op) === 'native'))
+  )
+    return null;
   const eligible = (op: Op | undefined): boolean =>
     op !== undefined && op.kind === 'exit' && (unguarded(op) || plant === 'guarded-exit');
   return {
@@ -95,7 +130,7 @@ export function groupPriority(
             first.memory === mem &&
             !first.unknownChoice &&
             first.orderDependent !== true;
-          if (ok && plant !== 'barrier-members')
+          if (ok && barrierValue && plant !== 'barrier-members')
             for (let x = 0; x < B_REGISTERS; x++)
               if ((barrierValue(warp.mech, x) & issue.mask) !== 0) ok = false;
           if (ok) return { from, to };

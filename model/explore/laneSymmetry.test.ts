@@ -5,7 +5,9 @@
  * W ≤ 6, on every registered mechanism, the search with lane symmetry gives the verdict, kind and
  * property of the search without it, finds the same set of outcomes, and every finding it reports
  * replays on its own machine. A planted unsound canonicalisation (lanes' own values left out of the
- * key) must make the law fail.
+ * key) must make the law fail. `dws` runs lane-symmetric with fairness per split place (PC, call
+ * depth; `Mechanism.fairPlaces`): the law counts its symmetric runs, and a planted place that
+ * ignores the depth must fail it on a hand-derived kernel.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,12 +19,19 @@ import { structuredKernel } from '../../properties/arbitraries/structured.ts';
 import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts';
 import { explore, type Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
-import { outcomes } from '../testing/outcomes.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 8_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
-/** The plain machine and the lane-symmetric one (optionally with the planted bug) for a listing. */
-function pair(text: string, mechanism: string, plant = false): [Machine, Machine] | null {
+/**
+ * Planted bugs: `canon` leaves the lanes' own values out of the key (`LaneCanon`); `places` makes
+ * fairness places bare PCs (`MachineSpec.plantUnsoundPlaces`: `dws` ignores the call depth);
+ * `one-place` puts every lane at one place (the place check dropped: any issue is fair to all).
+ */
+type Plant = 'none' | 'canon' | 'places' | 'one-place';
+
+/** The plain machine and the lane-symmetric one (optionally with a planted bug) for a listing. */
+function pair(text: string, mechanism: string, plant: Plant = 'none'): [Machine, Machine] | null {
   const loaded = loadProgram(text, 'kernel.sass');
   if (!loaded.ok) return null;
   const launch = resolveLaunch(loaded.value.header, {});
@@ -44,7 +53,13 @@ function pair(text: string, mechanism: string, plant = false): [Machine, Machine
   };
   return [
     createMachine({ ...spec, laneSymmetry: false }),
-    createMachine({ ...spec, laneSymmetry: true, plantUnsoundSymmetry: plant }),
+    createMachine({
+      ...spec,
+      laneSymmetry: true,
+      plantUnsoundSymmetry: plant === 'canon',
+      ...(plant === 'places' ? { plantUnsoundPlaces: 'pc' as const } : {}),
+      ...(plant === 'one-place' ? { plantUnsoundPlaces: 'one' as const } : {}),
+    }),
   ];
 }
 
@@ -52,10 +67,16 @@ interface Tally {
   compared: number;
   smaller: number;
   symmetric: number;
+  /** Runs of a lane-fair mechanism (`its`, `dws`) with symmetry on: fairness per place. */
+  placeFair: number;
+  /** Runs of `dws` with symmetry on. */
+  dws: number;
 }
 
+const newTally = (): Tally => ({ compared: 0, smaller: 0, symmetric: 0, placeFair: 0, dws: 0 });
+
 /** The law on one kernel and mechanism; throws (via expect) when it breaks. */
-function check(text: string, mechanism: string, tally: Tally, plant = false): void {
+function check(text: string, mechanism: string, tally: Tally, plant: Plant = 'none'): void {
   const machines = pair(text, mechanism, plant);
   if (!machines) return;
   const [plainM, symM] = machines;
@@ -63,7 +84,11 @@ function check(text: string, mechanism: string, tally: Tally, plant = false): vo
   const sym = explore(symM, budget);
   if (plain.bound !== null || sym.bound !== null) return;
   tally.compared++;
-  if (symM.symmetric && sym.laneSymmetry) tally.symmetric++;
+  if (symM.symmetric && sym.laneSymmetry) {
+    tally.symmetric++;
+    if (symM.mechanism.laneFairness) tally.placeFair++;
+    if (mechanism === 'dws') tally.dws++;
+  }
   if (sym.states < plain.states) tally.smaller++;
   const label = `${mechanism}\n${text}`;
   expect(`${sym.verdict}/${sym.kind ?? ''}/${sym.findings[0]?.property ?? ''}`, label).toBe(
@@ -123,25 +148,62 @@ const namesNoLane = (bmovDst: string, w: number) => `// @warpcheck warp-size=${w
         EXIT ;
 `;
 
+/**
+ * Two `dws` splits at one PC and different call depths (hand-derived; docs/semantics.md "dws").
+ * Lane 0 CALLs `.L_loop` (depth 1) and spins there until the word at 0x100 is non-zero, storing
+ * 0 to a dummy word each turn (memory does not change); the other lanes branch to `.L_loop` at
+ * depth 0, where their first store sets 0x100 to 1 and they exit. (They store one value, so no
+ * race of lane classes switches symmetry off.)
+ * Under weak fairness per lane every run terminates: the direct split is ready at
+ * (`.L_loop`, depth 0) until it issues, and once it has, lane 0 leaves the loop and RETurns. The
+ * one cycle — lane 0 spinning while the direct split waits at (`.L_loop`, 0) — is unfair to that
+ * split; but it issues `.L_loop` every turn (at depth 1), so a fairness place of the bare PC
+ * (the planted bug) calls it fair: a livelock.
+ */
+const twoDepths = (w: number) => `// @warpcheck warp-size=${w} warps=1 mem[0x100]=0 mem[0x104]=0
+	Function : k
+        S2R R0, SR_LANEID ;
+        ISETP.NE.AND P0, PT, R0, RZ, PT ;
+        MOV R2, 0x104 ;
+        MOV R3, RZ ;
+   @P0  MOV R2, 0x100 ;
+   @P0  MOV R3, 0x1 ;
+   @P0  BRA \`(.L_loop) ;
+        MOV R20, \`(.L_back) ;
+        CALL.REL.NOINC \`(.L_loop) ;
+.L_back:
+        EXIT ;
+.L_loop:
+        STS [R2], R3 ;
+        LDS R4, [0x100] ;
+        ISETP.EQ.AND P1, PT, R4, RZ, PT ;
+   @P1  BRA \`(.L_loop) ;
+   @P0  EXIT ;
+        RET.REL.NODEC R20 0x0 ;
+`;
+
 describe('lane symmetry (issue 16)', () => {
   it('does not pin lanes for BMOV.32.CLEAR RZ or a ballot into RZ, and still does for a mask read', () => {
     // 32 interchangeable lanes split on an unknown predicate: 33 counted outcomes (§13). Pinned,
     // they would be 2^32 outcomes, past the branching budget (4,096): bound-reached (branching).
-    const [, free] = pair(namesNoLane('RZ', 32), 'its')!;
-    const r = explore(free, budget);
-    expect(r.bound).toBeNull();
-    expect(r.verdict).toBe('terminates');
+    // The same on dws, which runs lane-symmetric with fairness per split place.
+    for (const mech of ['its', 'dws']) {
+      const [, free] = pair(namesNoLane('RZ', 32), mech)!;
+      const r = explore(free, budget);
+      expect(r.bound, mech).toBeNull();
+      expect(r.verdict, mech).toBe('terminates');
+    }
     const [, pinned] = pair(namesNoLane('R2', 32), 'its')!;
     expect(explore(pinned, budget).bound).toBe('branching');
     // And the plain search agrees with the symmetric one on every mechanism at a small size.
-    const tally: Tally = { compared: 0, smaller: 0, symmetric: 0 };
+    const tally = newTally();
     for (const mech of mechanisms)
       for (const dst of ['RZ', 'R2']) check(namesNoLane(dst, 5), mech, tally);
     expect(tally.compared).toBeGreaterThan(mechanisms.length);
   });
 
   it('gives the verdicts of the plain search on every mechanism, and its findings replay', () => {
-    const tally: Tally = { compared: 0, smaller: 0, symmetric: 0 };
+    const tally = newTally();
     fc.assert(
       fc.property(kernels, fc.constantFrom(...mechanisms), (text, mech) =>
         check(text, mech, tally),
@@ -153,14 +215,64 @@ describe('lane symmetry (issue 16)', () => {
     expect(tally.compared).toBeGreaterThan(200);
     expect(tally.symmetric).toBeGreaterThan(150);
     expect(tally.smaller).toBeGreaterThan(8);
+    // Lane-fair mechanisms run symmetric with fairness per place: `its` per PC, `dws` per split.
+    // (seed 20261124, 300 runs: 286 compared, 184 symmetric, 32 fair per place, 18 of them dws.)
+    expect(tally.placeFair).toBeGreaterThan(20);
+    expect(tally.dws).toBeGreaterThan(10);
+  });
+
+  it('dws: fairness per split place (PC, depth) keeps the plain verdict where two splits share a PC', () => {
+    for (const w of [2, 4]) {
+      const [plainM, symM] = pair(twoDepths(w), 'dws')!;
+      expect(symM.symmetric).toBe(true);
+      expect(verdictOf(explore(plainM, budget))).toBe('terminates//');
+      const sym = explore(symM, budget);
+      expect(sym.laneSymmetry).toBe(true);
+      expect(verdictOf(sym)).toBe('terminates//');
+      // The planted place (the bare PC) makes the spinning split's issues count for the waiting one.
+      const [, planted] = pair(twoDepths(w), 'dws', 'places')!;
+      expect(verdictOf(explore(planted, budget))).toBe('deadlock/livelock/');
+      expect(() => check(twoDepths(w), 'dws', newTally(), 'places')).toThrow();
+      // The law holds on every mechanism without the plant.
+      const tally = newTally();
+      for (const mech of mechanisms) check(twoDepths(w), mech, tally);
+      expect(tally.dws).toBe(1);
+    }
+  });
+
+  it('fails where the place check is dropped (every lane at one place): the spinlock, its and dws', () => {
+    // Seed 000 Fig. 3 (scenarios/spinlock.sass's code) on two lanes. Seed 000 §IV: under
+    // independent thread scheduling it terminates — the lock holder is ready until it runs,
+    // and weak fairness per lane (per place: its PC, or its split) makes it run. With one place
+    // for every lane, the spinner's turns count for the holder: the spin is called a livelock.
+    const spinlock = [
+      '// @warpcheck warp-size=2 warps=1 mem[0x100]=0',
+      '\tFunction : spinlock',
+      '        MOV R2, 0x100 ;',
+      '        MOV R3, 0x1 ;',
+      'acquire:',
+      '        ATOMS.CAS R0, [R2], RZ, R3 ;',
+      '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
+      '   @P0  BRA acquire ;',
+      '        ATOMS.EXCH RZ, [R2], RZ ;',
+      '        EXIT ;',
+    ].join('\n');
+    for (const mech of ['its', 'dws']) {
+      const [, symM] = pair(spinlock, mech)!;
+      expect(symM.symmetric, mech).toBe(true);
+      expect(verdictOf(explore(symM, budget)), mech).toBe('terminates//');
+      const [, planted] = pair(spinlock, mech, 'one-place')!;
+      expect(verdictOf(explore(planted, budget)), mech).toBe('deadlock/livelock/');
+      expect(() => check(spinlock, mech, newTally(), 'one-place')).toThrow();
+    }
   });
 
   it('fails on a planted unsound canonicalisation (lanes’ own values left out of the key)', () => {
-    const tally: Tally = { compared: 0, smaller: 0, symmetric: 0 };
+    const tally = newTally();
     expect(() =>
       fc.assert(
         fc.property(kernels, fc.constantFrom(...mechanisms), (text, mech) =>
-          check(text, mech, tally, true),
+          check(text, mech, tally, 'canon'),
         ),
         { seed: 20261124, numRuns: 300 },
       ),

@@ -50,9 +50,16 @@ export class LocalSteps {
   /** Per step: it may be inside an accelerated chain (`acceleration.ts`); all 0 when off. */
   readonly stepChain = uint8();
   readonly stops: Stop[] = [];
-  /** Per-PC fairness: the PCs of each local's ready lanes are `localPcs[localPcStart[l] ..]`. */
-  readonly localPcStart = int32();
-  readonly localPcs = int32();
+  /**
+   * Fairness per place (`Mechanism.fairPlaces`, under lane symmetry): the places of each local's
+   * ready lanes are `localPlaces[localPlaceStart[l] .. localPlaceStart[l+1]-1]`, and `stepPlace`
+   * is the place each step issues (that of its lanes); empty when off.
+   */
+  readonly localPlaceStart = int32();
+  readonly localPlaces = int32();
+  readonly stepPlace = int32();
+  /** Scratch of `of`: each lane's place in the warp being expanded. */
+  private readonly placeOfLane: Int32Array;
   /** The first step whose lanes of different symmetry classes raced (`Transition.orderDependent`). */
   orderDependent: Transition['issue'] | null = null;
   /** A step resolved an unknown value under partial-order reduction: redo without it. */
@@ -62,13 +69,14 @@ export class LocalSteps {
     private readonly machine: Machine,
     private readonly visited: VisitedStates,
     private readonly por: PartialOrder | null,
-    private readonly pcFair: boolean,
+    private readonly placeFair: boolean,
     private readonly groups: GroupPriority | null = null,
     /** Chain acceleration is on (`acceleration.ts`), with a planted bug only in its law. */
     private readonly accel: { readonly plant: PlantUnsoundAccel | null } | null = null,
   ) {
     this.localStart.push(0);
-    this.localPcStart.push(0);
+    this.localPlaceStart.push(0);
+    this.placeOfLane = new Int32Array(placeFair ? 32 : 0);
     this.localMoreStart.push(0);
   }
 
@@ -99,13 +107,24 @@ export class LocalSteps {
     }
     this.localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
     this.localReady.push(ws.ready);
-    if (this.pcFair) {
-      const pcs: number[] = [];
-      machine.mechanism.lanePcs!(warp.mech, (pc, mask) => {
-        if ((mask & ws.ready) !== 0 && !pcs.includes(pc)) pcs.push(pc);
+    if (this.placeFair) {
+      const places: number[] = [];
+      const placeOfLane = this.placeOfLane;
+      let placed = 0;
+      machine.mechanism.fairPlaces!(warp.mech, (place, mask) => {
+        placed |= mask;
+        for (let m = mask >>> 0; m !== 0; m &= m - 1) placeOfLane[31 - Math.clz32(m & -m)] = place;
+        if ((mask & ws.ready) !== 0 && !places.includes(place)) places.push(place);
       });
-      for (const pc of pcs) this.localPcs.push(pc);
-      this.localPcStart.push(this.localPcs.length);
+      for (const place of places) this.localPlaces.push(place);
+      this.localPlaceStart.push(this.localPlaces.length);
+      // An issue's lanes share one place (the contract of `fairPlaces`): its lowest lane's.
+      for (const st of ws.steps) {
+        const m = st.issue.mask >>> 0;
+        if (m === 0 || (m & ~placed) !== 0)
+          throw new Error(`fairPlaces: the lanes of an issue at pc ${st.issue.pc} have no place`);
+        this.stepPlace.push(placeOfLane[31 - Math.clz32(m & -m)]!);
+      }
     }
     for (const st of ws.steps) {
       if (st.orderDependent) this.orderDependent ??= st.issue;

@@ -25,7 +25,7 @@ const selfLoop = (perm: number | null): Graph => ({
   stepUnknown: Uint8Array.from([0]),
   enabledWarps: Uint8Array.from([0b11]),
   readyLanes: null,
-  readyPcs: null,
+  readyPlaces: null,
   edgePerm: perm === null ? null : Int32Array.from([perm]),
 });
 

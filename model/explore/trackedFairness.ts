@@ -107,19 +107,19 @@ function productFair(
   let taken = false;
   let alwaysReady = 0xffffffff;
   let takenLanes = 0;
-  const readyPcs = g.readyPcs;
-  const readyIn = readyPcs ? new Map<number, number>() : null;
-  const takenPcs = readyPcs ? new Set<number>() : null;
+  const readyPlaces = g.readyPlaces;
+  const readyIn = readyPlaces ? new Map<number, number>() : null;
+  const takenPlaces = readyPlaces ? new Set<number>() : null;
   for (let m = from; m < to; m++) {
     const v = members[m]!;
     const s = stateOf(v);
     const i = v % K;
     if (!((g.enabledWarps[s]! >> i) & 1)) alwaysEnabled = false;
     if (g.readyLanes) alwaysReady &= g.readyLanes[s * K + i]!;
-    if (readyPcs) {
-      const l = readyPcs.stateLocal[s * K + i]!;
-      for (let x = readyPcs.start[l]!; x < readyPcs.start[l + 1]!; x++) {
-        const p = readyPcs.pcs[x]!;
+    if (readyPlaces) {
+      const l = readyPlaces.stateLocal[s * K + i]!;
+      for (let x = readyPlaces.start[l]!; x < readyPlaces.start[l + 1]!; x++) {
+        const p = readyPlaces.places[x]!;
         readyIn!.set(p, (readyIn!.get(p) ?? 0) + 1);
       }
     }
@@ -129,12 +129,13 @@ function productFair(
       if (g.stepWarp[st] !== i) continue;
       taken = true;
       takenLanes |= g.stepMask[st]!;
-      if (readyPcs) takenPcs!.add(readyPcs.stepPc[st]!);
+      if (readyPlaces) takenPlaces!.add(readyPlaces.stepPlace[st]!);
     }
   }
   if (alwaysEnabled && !taken) return false;
   if (g.readyLanes && (alwaysReady & ~takenLanes) >>> 0 !== 0) return false;
-  if (readyIn) for (const [p, k] of readyIn) if (k === to - from && !takenPcs!.has(p)) return false;
+  if (readyIn)
+    for (const [p, k] of readyIn) if (k === to - from && !takenPlaces!.has(p)) return false;
   return true;
 }
 
@@ -183,16 +184,16 @@ export function trackedLasso(g: Graph, comp: Int32Array, entry: number): Lasso {
           takenBy: (e, x2) =>
             g.stepWarp[stepOf(e)] === x2 && ((g.stepMask[stepOf(e)]! >>> l) & 1) === 1,
         });
-    const r = g.readyPcs;
+    const r = g.readyPlaces;
     if (r) {
-      const pcsAt = (s2: number, x2: number): number[] => {
+      const placesAt = (s2: number, x2: number): number[] => {
         const l = r.stateLocal[s2 * K + x2]!;
-        return Array.from(r.pcs.subarray(r.start[l]!, r.start[l + 1]!));
+        return Array.from(r.places.subarray(r.start[l]!, r.start[l + 1]!));
       };
-      for (const p of pcsAt(s, x))
+      for (const p of placesAt(s, x))
         out.push({
-          off: (s2, x2) => !pcsAt(s2, x2).includes(p),
-          takenBy: (e, x2) => g.stepWarp[stepOf(e)] === x2 && r.stepPc[stepOf(e)] === p,
+          off: (s2, x2) => !placesAt(s2, x2).includes(p),
+          takenBy: (e, x2) => g.stepWarp[stepOf(e)] === x2 && r.stepPlace[stepOf(e)] === p,
         });
     }
     return out;

@@ -81,12 +81,21 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
     ipdom: spec.ipdom,
     ...(spec.likelyConvergence ? { likelyConvergence: spec.likelyConvergence } : {}),
   };
-  const mech =
+  const made =
     shape === null
       ? spec.factory.create(mctx, spec.options)
       : blockView
         ? spec.factory.create({ ...mctx, block: shape } as BlockContext, spec.options)
         : (tooLargeBlock(spec.factory.id, mctx, shape) as Mechanism<unknown>);
+  // The lane-symmetry law's planted bugs: fairness places are bare PCs (for `dws`, the call depth
+  // ignored, so two splits at one PC count as one fairness entity), or one place for every lane.
+  const lanePcs = made.lanePcs;
+  const mech: Mechanism<unknown> =
+    !spec.plantUnsoundPlaces || !made.fairPlaces || !lanePcs
+      ? made
+      : spec.plantUnsoundPlaces === 'pc'
+        ? { ...made, fairPlaces: lanePcs }
+        : { ...made, fairPlaces: (s, visit) => lanePcs(s, (_, mask) => visit(0, mask)) };
   const fmt = formatterFor(program, launch.warpSize);
   const refMech =
     (spec.refine ?? true) && spec.factory.id !== 'its'
@@ -110,8 +119,8 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
     ? null
     : mech.laneSymmetric !== true
       ? `${mech.id}${withOptions} does not declare its rules lane-symmetric`
-      : mech.laneFairness && mech.pcFairness !== true
-        ? `${mech.id}${withOptions} is fair per lane, which renumbering lanes does not keep`
+      : mech.laneFairness && typeof mech.fairPlaces !== 'function'
+        ? `${mech.id}${withOptions} is fair per lane and has no fairness places (per PC or per split), so renumbering lanes would not keep its fairness`
         : !canReduce
           ? `${mech.id} does not report its lanes' PCs`
           : null;

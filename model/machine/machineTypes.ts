@@ -206,6 +206,13 @@ export interface MachineSpec {
   readonly plantUnsoundRelevance?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */
   readonly plantUnsoundSymmetry?: boolean;
+  /**
+   * The lane-symmetry law's planted fairness bugs (`Mechanism.fairPlaces`): `pc` — a lane-fair
+   * mechanism's places are its lanes' bare PCs (`lanePcs`), so `dws` splits at one PC and
+   * different call depths are one fairness entity; `one` — every lane has one place, so any
+   * issue counts for every lane (the place check dropped). Never set outside that test.
+   */
+  readonly plantUnsoundPlaces?: 'pc' | 'one';
   /** The barrier-liveness law's planted bug (`Liveness.barrierLive`); never set outside that test. */
   readonly plantUnsoundBarriers?: boolean;
   /**

@@ -65,13 +65,22 @@ export function normalizeSplits(splits: readonly Path[], gone: number): Path[] {
 }
 
 export function createDws(ctx: MechanismContext, opts: PathListOptions): Mechanism<DwsState> {
+  /** Places per call depth in `fairPlaces`: PCs -1 (the virtual exit) to n. */
+  const stride = ctx.ops.length + 2;
   return {
     id: 'dws',
     laneFairness: true,
     // Subdivision and re-merging look at PCs and call depths only, and the table is kept in
-    // (PC, depth) order, which no lane renumbering changes (issue 16). Not `pcFairness`: two splits
-    // may share a PC at different call depths, so an issue need not take every ready lane at a PC.
+    // (PC, depth) order, which no lane renumbering changes (issue 16).
     laneSymmetric: true,
+    fairPlaces(s, visit) {
+      // The place is the split's (PC, depth): no two splits share one (the invariant above), an
+      // issue takes a whole split, and a lane leaves its split's place only when the split issues
+      // (re-merging keeps the place; every lane of a split is ready). So weak fairness per lane is
+      // weak fairness per place (mechanism.ts, docs/semantics.md "dws"). Not the PC alone: two
+      // splits may share a PC at different depths. Injective: pc ∈ [-1, n], any integer depth.
+      for (const sp of s.splits) visit(sp.depth * stride + sp.pc + 1, sp.mask);
+    },
     policy: (op) => pathListPolicy(op, opts),
     init: () => ({ splits: [path(ctx.entry, ctx.full, 0)] }),
     candidates: (s) => s.splits.map((sp): Issue => ({ pc: sp.pc, mask: sp.mask })),

@@ -106,6 +106,13 @@ function release(
   return null;
 }
 
+/** `its`'s `lanePcs` and, with maximal groups, its `fairPlaces`: each live lane at its PC. */
+function itsLanePcs(s: ItsState, visit: (pc: number, mask: number) => void): void {
+  // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.
+  const pcs = s.pcs;
+  for (let l = 0; l < pcs.length; l++) if (pcs[l]! >= 0) visit(pcs[l]!, 1 << l);
+}
+
 export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsState> {
   const w = ctx.warpSize;
   const barrier = (op: Op) =>
@@ -123,10 +130,11 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
     id: 'its',
     laneFairness: true,
     // Lane symmetry (issue 16): groups are by PC, ordered by PC. With maximal groups every issue
-    // at a PC takes every ready lane there, so lane fairness is fairness per PC (mechanism.ts);
-    // single-lane issues are fair per lane, which renumbering does not keep.
+    // at a PC takes every ready lane there and a ready lane leaves its PC only by issuing, so
+    // lane fairness is fairness per PC: the place is the PC (`fairPlaces`, mechanism.ts).
+    // Single-lane issues are fair per lane, which renumbering does not keep.
     laneSymmetric: true,
-    pcFairness: o.grouping === 'maximal',
+    ...(o.grouping === 'maximal' ? { fairPlaces: itsLanePcs } : {}),
     // One lane per issue: a data step or plain BRA moves only that lane (`advance` above).
     threadIssues: o.grouping === 'single',
     policy(op: Op): Policy {
@@ -288,11 +296,7 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       }
       for (let x = 0; x < b.length; x++) out.mask((live >>> x) & 1 ? b[x]! : 0);
     },
-    lanePcs(s, visit) {
-      // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.
-      const pcs = s.pcs;
-      for (let l = 0; l < pcs.length; l++) if (pcs[l]! >= 0) visit(pcs[l]!, 1 << l);
-    },
+    lanePcs: itsLanePcs,
     view(s, fmt: Formatter): StateView {
       const status = (l: number) =>
         s.pcs[l]! < 0

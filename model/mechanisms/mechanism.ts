@@ -82,11 +82,17 @@ export interface Mechanism<S> {
    */
   readonly laneSymmetric?: boolean;
   /**
-   * With `laneFairness`: every issue at a PC takes every ready lane at that PC (`its` with
-   * maximal groups), so weak fairness per lane is weak fairness per PC — which renumbering lanes
-   * keeps, so the lane-symmetric search checks fairness per PC (`explore/fairCycles.ts`).
+   * Optional, with `laneFairness`: the lanes' fairness *places* (docs/semantics.md §13, "Fairness
+   * under symmetry"). Calls `visit` with every group of lanes and its place, a number computed
+   * from PCs and call depths only (never from lane numbers or masks). Contract:
+   * 1. an issue's lanes all have one place, and an issue at a place takes every ready lane there;
+   * 2. a ready lane keeps its place and stays ready until it issues itself.
+   * Weak fairness per lane is then weak fairness per place — which renumbering lanes keeps, so
+   * the lane-symmetric search checks fairness per (warp, place) (`explore/fairCycles.ts`).
+   * `its` with maximal groups: the PC; `dws`: the split's (PC, call depth). A lane-fair
+   * mechanism without it runs without lane symmetry.
    */
-  readonly pcFairness?: boolean;
+  fairPlaces?(state: S, visit: (place: number, mask: number) => void): void;
   /**
    * Each issue is one lane acting alone (`its` with `grouping=single`): an issue of a data
    * instruction or a plain BRA changes only its lane's PC and registers, never another lane's
