@@ -3,7 +3,7 @@ import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
 import { isLocalStep } from '../machine/footprint.ts';
 import { KeyWriter } from '../machine/key.ts';
-import { int32 } from './growable.ts';
+import { AscendingMap, int32 } from './growable.ts';
 import { TupleTable } from './tables.ts';
 
 /**
@@ -191,9 +191,9 @@ interface ChainHost {
  */
 export class Chains {
   /** Edge index → steps after its first (compressed edges only). */
-  readonly ofEdge = new Map<number, number>();
+  readonly ofEdge = new AscendingMap();
   /** State id → steps after the first of the edge from its breadth-first parent. */
-  readonly ofState = new Map<number, number>();
+  readonly ofState = new AscendingMap();
   /** Steps executed inside chains (not counting each chain's first step), and chains. */
   steps = 0;
   count = 0;

@@ -33,8 +33,8 @@ export interface SearchRecord {
   readonly matchWarps?: ((s: MachineState, id: number) => Int32Array | null) | null;
   /** Accelerated chains (`acceleration.ts`): steps past the first, per edge and per parent edge. */
   readonly chains: {
-    readonly ofEdge: ReadonlyMap<number, number>;
-    readonly ofState: ReadonlyMap<number, number>;
+    readonly ofEdge: { get(edge: number): number | undefined };
+    readonly ofState: { get(state: number): number | undefined };
   } | null;
 }
 

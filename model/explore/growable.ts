@@ -86,3 +86,39 @@ export const int32 = (initial = 256) => new GrowableInt32(new Int32Array(initial
 export const uint32 = (initial = 256) => new GrowableUint32(new Uint32Array(initial));
 export const uint16 = (initial = 256) => new GrowableUint16(new Uint16Array(initial));
 export const uint8 = (initial = 256) => new GrowableUint8(new Uint8Array(initial));
+
+/**
+ * A map from ascending int keys to int values, appended in key order (edge and state ids as the
+ * explorer creates them): two typed arrays and a binary search, instead of a `Map` whose inserts
+ * cost a hash entry each (acceleration's compressed edges number in the millions).
+ */
+export class AscendingMap {
+  private readonly keys = int32();
+  private readonly values = int32();
+
+  /** Adds `key` → `value`; `key` must exceed every key added before. */
+  set(key: number, value: number): void {
+    const n = this.keys.length;
+    if (n > 0 && this.keys.get(n - 1) >= key)
+      throw new Error(`AscendingMap: key ${key} out of order`);
+    this.keys.push(key);
+    this.values.push(value);
+  }
+
+  get(key: number): number | undefined {
+    let lo = 0;
+    let hi = this.keys.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const k = this.keys.get(mid);
+      if (k === key) return this.values.get(mid);
+      if (k < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
+  get size(): number {
+    return this.keys.length;
+  }
+}
