@@ -21,6 +21,7 @@ import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
 import { randomKernel } from './randomKernels.ts';
 import { expectSameOutcomes, outcomes, verdictOf } from '../testing/outcomes.ts';
+import { SPINLOCK_W2 } from '../core/coreTesting.ts';
 
 const budget: Budget = { maxStates: 6_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
@@ -330,18 +331,7 @@ describe('EXIT priority among the lane groups of an its warp and the splits of a
     // Seed 000 Fig. 3 on two lanes (scenarios/spinlock.sass's code). The lanes reach the EXIT one
     // at a time (one CAS winner per issue); with EXIT priority the first one to arrive exits
     // before the other moves, so no state has a lane waiting at the EXIT.
-    const text = [
-      '// @warpcheck warp-size=2 warps=1 mem[0x100]=0',
-      '\tFunction : spinlock',
-      '        MOV R2, 0x100 ;',
-      '        MOV R3, 0x1 ;',
-      'acquire:',
-      '        ATOMS.CAS R0, [R2], RZ, R3 ;',
-      '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
-      '   @P0  BRA acquire ;',
-      '        ATOMS.EXCH RZ, [R2], RZ ;',
-      '        EXIT ;',
-    ].join('\n');
+    const text = SPINLOCK_W2;
     // On dws the holder is a split of its own, and the same holds.
     for (const mech of ['its', 'dws']) {
       const m = machineOf(text, mech);

@@ -20,6 +20,7 @@ import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts
 import { explore, type Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 import { outcomes, verdictOf } from '../testing/outcomes.ts';
+import { SPINLOCK_W2 } from '../core/coreTesting.ts';
 
 const budget: Budget = { maxStates: 8_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
@@ -245,18 +246,7 @@ describe('lane symmetry (issue 16)', () => {
     // independent thread scheduling it terminates — the lock holder is ready until it runs,
     // and weak fairness per lane (per place: its PC, or its split) makes it run. With one place
     // for every lane, the spinner's turns count for the holder: the spin is called a livelock.
-    const spinlock = [
-      '// @warpcheck warp-size=2 warps=1 mem[0x100]=0',
-      '\tFunction : spinlock',
-      '        MOV R2, 0x100 ;',
-      '        MOV R3, 0x1 ;',
-      'acquire:',
-      '        ATOMS.CAS R0, [R2], RZ, R3 ;',
-      '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
-      '   @P0  BRA acquire ;',
-      '        ATOMS.EXCH RZ, [R2], RZ ;',
-      '        EXIT ;',
-    ].join('\n');
+    const spinlock = SPINLOCK_W2;
     for (const mech of ['its', 'dws']) {
       const [, symM] = pair(spinlock, mech)!;
       expect(symM.symmetric, mech).toBe(true);
