@@ -267,7 +267,8 @@ export function explore(
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
-          // A one-step ample set may start an accelerated chain (acceleration.ts).
+          // An accelerated chain may follow the step (acceleration.ts): after any ample step when
+          // `chainAfterAny`, else only after a one-step ample set's step.
           const extra =
             chains && (chainAfterAny || ampleEnd - ampleFrom === 1)
               ? chains.follow(ample, e, locals[ample]!, tuple, chainAfterAny)
@@ -328,8 +329,8 @@ export function explore(
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
-          // The state's only step may start an accelerated chain (acceleration.ts).
-          // Or, with several steps, a chain may follow it where its successor is intermediate.
+          // An accelerated chain may follow the step (acceleration.ts): the state's only step, or,
+          // when `chainAfterAny`, any step whose successor is intermediate.
           const extra =
             chains && (nSteps === 1 || chainAfterAny)
               ? chains.follow(k, e, loc, tuple, chainAfterAny)
