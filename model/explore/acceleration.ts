@@ -4,7 +4,6 @@ import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
 import { isLocalStep } from '../machine/footprint.ts';
 import { KeyWriter } from '../machine/key.ts';
 import { AscendingMap, int32 } from './growable.ts';
-import { TupleTable } from './tables.ts';
 
 /**
  * Chain acceleration (issue 16, item 3; docs/semantics.md §14.2). A long *concrete* loop in which
@@ -202,13 +201,13 @@ export class Chains {
   timedOut = false;
   private readonly kw = new KeyWriter();
   /**
-   * Chains already followed, by (warp index, warp id after the first step, memory id): a chain is a
-   * pure function of where it starts (the machine is deterministic along it), so a start met again
-   * — a spinning warp's turn, in every combination of the other warps — costs a lookup instead of
-   * running the machine. Only chains that ended by themselves ('step', 'cycle') are kept.
+   * Chains already followed, by where they start: the local id (`LocalSteps.of`) of (warp index,
+   * warp id after the first step, memory id), which the expansion stage interns anyway. A chain is
+   * a pure function of where it starts (the machine is deterministic along it), so a start met
+   * again — a spinning warp's turn, in every combination of the other warps — costs a lookup
+   * instead of running the machine. Only chains that ended by themselves ('step', 'cycle') are
+   * kept; -1: none kept for that local.
    */
-  private readonly memo = new TupleTable(3);
-  private readonly memoKey = new Int32Array(3);
   private readonly memoWarp = int32();
   private readonly memoMem = int32();
   private readonly memoSteps = int32();
@@ -261,22 +260,17 @@ export class Chains {
     }
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);
+    const start = cache.stepWarp.get(e);
+    // Where the chain starts, as the expansion stage's local id (its steps cached there: needed
+    // anyway when that state is stored, and the memo's key).
+    const slot = cache.of(k, start, mid);
     if (anyFirst) {
-      // Only where the successor's warp k has one chainable step (cached: its expansion is
-      // needed anyway when the successor is stored).
-      const next = cache.of(k, cache.stepWarp.get(e), mid);
-      const first = cache.localStart.get(next);
-      if (cache.localStart.get(next + 1) - first !== 1 || !cache.stepChain.get(first)) return 0;
+      // Only where the successor's warp k has one chainable step.
+      const first = cache.localStart.get(slot);
+      if (cache.localStart.get(slot + 1) - first !== 1 || !cache.stepChain.get(first)) return 0;
     }
     const mem = visited.memObjs[mid]!;
-    const start = cache.stepWarp.get(e);
-    const mk = this.memoKey;
-    mk[0] = k;
-    mk[1] = start;
-    mk[2] = mid;
-    const before = this.memo.size;
-    const slot = this.memo.intern(mk);
-    const hit = slot < before ? this.memoSteps.get(slot) : -1;
+    const hit = slot < this.memoSteps.length ? this.memoSteps.get(slot) : -1;
     if (hit >= 0) {
       const steps = hit;
       if (steps === 0) return 0;
@@ -322,19 +316,16 @@ export class Chains {
     return end.steps;
   }
 
-  /** Fills the memo slot just interned: the chain's end, or (not kept) a slot never hit again. */
+  /** Fills the memo slot of local `slot`: the chain's end, or (not kept) -1, run again next time. */
   private remember(slot: number, kept: boolean, warp: number, mem: number, steps: number): void {
-    // A chain cut by the cap or the time budget is not kept: -1 makes the next lookup run it again.
-    const n = kept ? steps : -1;
-    if (slot < this.memoSteps.length) {
-      this.memoWarp.set(slot, warp);
-      this.memoMem.set(slot, mem);
-      this.memoSteps.set(slot, n);
-      return;
+    while (this.memoSteps.length <= slot) {
+      this.memoWarp.push(-1);
+      this.memoMem.push(-1);
+      this.memoSteps.push(-1);
     }
-    this.memoWarp.push(warp);
-    this.memoMem.push(mem);
-    this.memoSteps.push(n);
+    this.memoWarp.set(slot, warp);
+    this.memoMem.set(slot, mem);
+    this.memoSteps.set(slot, kept ? steps : -1);
   }
 
   /** Records that edge `edge` (to `to`, a new state when `added`) is a chain of `extra` more steps. */
