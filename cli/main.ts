@@ -140,7 +140,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option(
       '--max-memory <MB>',
-      'resident memory in MB past which a search stops with bound-reached (memory)',
+      'resident memory in MB past which a search stops with bound-reached (memory); it also stops when the JavaScript heap nears its own limit (about 4 GB by default; NODE_OPTIONS=--max-old-space-size=MB raises it)',
       positiveInt('--max-memory'),
       8192,
     )

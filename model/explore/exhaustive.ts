@@ -12,6 +12,7 @@ import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
 import { headline, searchNotes } from './searchSummary.ts';
 import { AmpleChoice } from './ampleChoice.ts';
+import { memoryOver } from './memoryBudget.ts';
 import {
   defaultBudget,
   defaultReductions,
@@ -90,6 +91,8 @@ export function explore(
   let transitions = 0;
   let terminalStates = 0;
   let bound: ExploreResult['bound'] = null;
+  /** What ran out when `bound` is 'memory' (`memoryBudget.ts`). */
+  let memoryBound: string | null = null;
   let sawUnknownChoice = false;
   /** The first branching-budget message (too many outcomes of unknown branches), if any. */
   let branching: string | null = null;
@@ -173,8 +176,9 @@ export function explore(
         bound = 'time';
         break;
       }
-      if (budget.maxMemoryMb !== undefined && (head & 0x3fff) === 0) {
-        if (process.memoryUsage.rss() / 1048576 > budget.maxMemoryMb) {
+      if (budget.maxMemoryMb !== undefined && (head & 0x3ff) === 0) {
+        memoryBound = memoryOver(budget.maxMemoryMb);
+        if (memoryBound !== null) {
           bound = 'memory';
           break;
         }
@@ -448,7 +452,7 @@ export function explore(
   );
   if (bound === null && head < visited.size) bound = 'states';
   if (bound === null && branching !== null) bound = 'branching';
-  const { verdict, kind, message, sorted } = headline(out, bound, branching, budget);
+  const { verdict, kind, message, sorted } = headline(out, bound, branching, budget, memoryBound);
   return {
     verdict,
     kind,

@@ -69,6 +69,8 @@ export function headline(
   bound: ExploreResult['bound'],
   branching: string | null,
   budget: Budget,
+  /** What ran out when `bound` is 'memory' (`memoryBudget.ts`). */
+  memoryBound: string | null = null,
 ): { verdict: Verdict; kind: ExploreResult['kind']; message: string; sorted: Finding[] } {
   const sorted = findings.sort(
     (a, b) => verdictRank(a.verdict, a.kind) - verdictRank(b.verdict, b.kind),
@@ -85,7 +87,7 @@ export function headline(
       : bound === 'depth'
         ? `depth ${budget.maxDepth}`
         : bound === 'memory'
-          ? `${budget.maxMemoryMb ?? 0} MB`
+          ? (memoryBound ?? `${budget.maxMemoryMb ?? 0} MB`)
           : `${budget.timeoutMs} ms`;
   return {
     verdict: 'bound-reached',

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { explore } from './exhaustive.ts';
+import { HEAP_SHARE, memoryOver } from './memoryBudget.ts';
+import { SPINLOCK_W2 } from '../core/coreTesting.ts';
+import { machineFor } from '../scenario/session.ts';
+import { loadProgram, resolveLaunch } from '../scenario/loadProgram.ts';
+
+const MB = 1048576;
+
+describe('memory budget (memoryBudget.ts)', () => {
+  it('stops at the resident budget, and names it', () => {
+    const why = memoryOver(100, () => ({ rss: 101 * MB, heapUsed: 0, heapLimit: 4000 * MB }));
+    expect(why).toMatch(/^100 MB resident; 101 MB in use/);
+  });
+
+  it('stops when the heap nears V8 own limit even far below the resident budget', () => {
+    // The crash this guards against: a worker died with "heap out of memory" at 4 GB while the
+    // default budget was 8 GB resident (count_above at W = 32, --timeout 600).
+    const limit = 4144 * MB;
+    const near = memoryOver(8192, () => ({
+      rss: 4300 * MB,
+      heapUsed: Math.ceil(HEAP_SHARE * limit) + MB,
+      heapLimit: limit,
+    }));
+    expect(near).toMatch(/JavaScript heap at 3,52\d MB of its 4,144 MB limit/);
+    const below = memoryOver(8192, () => ({
+      rss: 4300 * MB,
+      heapUsed: Math.floor(HEAP_SHARE * limit) - MB,
+      heapLimit: limit,
+    }));
+    expect(below).toBeNull();
+  });
+
+  it('a search over budget ends bound-reached (memory), never a verdict of its own', () => {
+    // Any live process is over 1 MB resident: the first check (state 0) stops the search.
+    const loaded = loadProgram(SPINLOCK_W2, 'spinlock.sass');
+    if (!loaded.ok) throw new Error('spinlock does not load');
+    const launch = resolveLaunch(loaded.value.header, {});
+    if (!launch.ok) throw new Error('no launch');
+    const made = machineFor(loaded.value, launch.value, 'its', {}, 'ascending');
+    if (!made.ok) throw new Error(made.error.join('; '));
+    const m = made.value;
+    const r = explore(m, { maxStates: 1e6, maxDepth: 1e5, timeoutMs: 60_000, maxMemoryMb: 1 });
+    expect(r.bound).toBe('memory');
+    expect(r.verdict).toBe('bound-reached');
+    expect(r.message).toMatch(/memory budget ran out \(1 MB resident; [\d,]+ MB in use\)/);
+  });
+});
