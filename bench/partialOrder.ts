@@ -2,7 +2,7 @@
  * `npm run bench:por` (issue 10): the search with and without partial-order reduction, side by
  * side in one process, on
  * - the spinlock (`scenarios/spinlock.sass`) on every mechanism at W = 32, K = 2, 3, 4 warps;
- * - the per-thread spinlock (`its`, `grouping=single`) at 4, 6, 8 threads in one warp.
+ * - the per-thread spinlock (`its`, `grouping=single`) at 4, 6, 8, 10, 12 threads in one warp.
  * and writes the table into `bench/RESULTS.md` between its markers (`--no-write`: print only).
  * With `--warp-symmetry` it compares instead the search without and with warp symmetry (issue 10
  * item 2, both with partial-order reduction) on the spinlock rows, into its own section.
@@ -35,7 +35,7 @@ const write = !argv.includes('--no-write');
 const plainToo = !argv.includes('--no-plain');
 const timeoutS = Number(arg('--timeout') ?? 10) || 10;
 const warpCounts = (arg('--warps') ?? '2,3,4').split(',').map(Number);
-const threadCounts = (arg('--threads') ?? '4,6,8').split(',').map(Number);
+const threadCounts = (arg('--threads') ?? '4,6,8,10,12').split(',').map(Number);
 
 interface Run {
   readonly verdict: string;

@@ -351,41 +351,33 @@ export function explore(
       }
     }
   }
-  if (cache.porAbstract && !cache.orderDependent) {
+  /**
+   * The search again on `m` with what is left of the time budget, its notes after `why`: for what
+   * a reduction cannot decide (below and after the fair-cycle pass).
+   */
+  const redo = (m: Machine, opts: ExploreOptions, why: string): ExploreResult => {
     const rest: Budget = {
       ...budget,
       timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
     };
-    const plain = explore(machine, rest, onProgress, {
-      ...options,
-      reduce: { ...reduce, partialOrder: false },
-    });
-    return {
-      ...plain,
-      timeMs: performance.now() - t0,
-      notes: [
-        'partial-order reduction was switched off: a step resolves an unknown value, and the fair-choice livelock check needs every interleaving',
-        ...plain.notes,
-      ],
-    };
-  }
+    const again = explore(m, rest, onProgress, opts);
+    return { ...again, timeMs: performance.now() - t0, notes: [why, ...again.notes] };
+  };
+  if (cache.porAbstract && !cache.orderDependent)
+    return redo(
+      machine,
+      { ...options, reduce: { ...reduce, partialOrder: false } },
+      'partial-order reduction was switched off: a step resolves an unknown value, and the fair-choice livelock check needs every interleaving',
+    );
   if (cache.orderDependent) {
     // Lanes of different classes raced at a store or atomic: renumbering lanes is not sound for
     // this program (laneCanon.ts), so the search is redone without lane symmetry.
     const issue: Transition['issue'] = cache.orderDependent;
-    const rest: Budget = {
-      ...budget,
-      timeoutMs: Math.max(0, budget.timeoutMs - (performance.now() - t0)),
-    };
-    const plain = explore(machine.withoutSymmetry(), rest, onProgress, options);
-    return {
-      ...plain,
-      timeMs: performance.now() - t0,
-      notes: [
-        `lane symmetry was switched off: lanes that are not interchangeable race at pc ${issue.pc} (a store or atomic whose lane order decides the result)`,
-        ...plain.notes,
-      ],
-    };
+    return redo(
+      machine.withoutSymmetry(),
+      options,
+      `lane symmetry was switched off: lanes that are not interchangeable race at pc ${issue.pc} (a store or atomic whose lane order decides the result)`,
+    );
   }
   const expanded = edgeStart.length;
   edgeStart.push(edgeTo.length);
@@ -415,6 +407,21 @@ export function explore(
       edgePerm && options.plantUnsoundWarpSymmetry !== 'index-fairness' ? edgePerm.view() : null,
   };
   const cycles = findFairCycles(graph);
+  // Places that over-approximate lane fairness (`Mechanism.coarsePlaces`): a cycle fair per place
+  // may starve a lane of a place, so only the search without lane symmetry can say it is a
+  // livelock. Without one, no lane-fair cycle exists either (every lane-fair cycle is fair per
+  // place, and the quotient keeps every cycle's image), so `terminates` stands.
+  if (
+    cycles.count > 0 &&
+    placeFair &&
+    machine.mechanism.coarsePlaces === true &&
+    options.plantTrustCoarsePlaces !== true
+  )
+    return redo(
+      machine.withoutSymmetry(),
+      options,
+      `lane symmetry was switched off: a cycle is fair per PC, which with single-lane issues may starve one lane of a PC; the search without it decides whether the cycle is a livelock (docs/semantics.md §13)`,
+    );
   const {
     findings: out,
     unreplayable,

@@ -118,4 +118,9 @@ export interface ExploreOptions {
   readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
   /** A planted bug for the acceleration soundness law; never set outside tests. */
   readonly plantUnsoundAccel?: PlantUnsoundAccel;
+  /**
+   * A planted bug for the lane-symmetry law: a cycle fair per place is taken as a livelock though
+   * the mechanism's places are coarse (`Mechanism.coarsePlaces`); never set outside tests.
+   */
+  readonly plantTrustCoarsePlaces?: boolean;
 }

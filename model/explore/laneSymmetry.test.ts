@@ -17,7 +17,7 @@ import { loadProgram, resolveLaunch } from '../scenario/loadProgram.ts';
 import { replay } from '../testing/run.ts';
 import { structuredKernel } from '../../properties/arbitraries/structured.ts';
 import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts';
-import { explore, type Budget } from './exhaustive.ts';
+import { explore, type Budget, type ExploreOptions } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 import { outcomes, verdictOf } from '../testing/outcomes.ts';
 import { SPINLOCK_W2 } from '../core/coreTesting.ts';
@@ -32,12 +32,17 @@ const budget: Budget = { maxStates: 8_000, maxDepth: 5_000, timeoutMs: 10_000 };
 type Plant = 'none' | 'canon' | 'places' | 'one-place';
 
 /** The plain machine and the lane-symmetric one (optionally with a planted bug) for a listing. */
-function pair(text: string, mechanism: string, plant: Plant = 'none'): [Machine, Machine] | null {
+function pair(
+  text: string,
+  mechanism: string,
+  plant: Plant = 'none',
+  options: Readonly<Record<string, string>> = {},
+): [Machine, Machine] | null {
   const loaded = loadProgram(text, 'kernel.sass');
   if (!loaded.ok) return null;
   const launch = resolveLaunch(loaded.value.header, {});
   const factory = findMechanism(mechanism)!;
-  const opts = resolveOptions(factory, {});
+  const opts = resolveOptions(factory, options);
   if (!launch.ok || !opts.ok) return null;
   const spec: MachineSpec = {
     program: loaded.value.program,
@@ -72,19 +77,36 @@ interface Tally {
   placeFair: number;
   /** Runs of `dws` with symmetry on. */
   dws: number;
+  /** Runs whose fair-per-place cycle was confirmed without symmetry (`Mechanism.coarsePlaces`). */
+  confirmed: number;
 }
 
-const newTally = (): Tally => ({ compared: 0, smaller: 0, symmetric: 0, placeFair: 0, dws: 0 });
+const newTally = (): Tally => ({
+  compared: 0,
+  smaller: 0,
+  symmetric: 0,
+  placeFair: 0,
+  dws: 0,
+  confirmed: 0,
+});
 
 /** The law on one kernel and mechanism; throws (via expect) when it breaks. */
-function check(text: string, mechanism: string, tally: Tally, plant: Plant = 'none'): void {
-  const machines = pair(text, mechanism, plant);
+function check(
+  text: string,
+  mechanism: string,
+  tally: Tally,
+  plant: Plant = 'none',
+  options: Readonly<Record<string, string>> = {},
+  searchOptions: ExploreOptions = {},
+): void {
+  const machines = pair(text, mechanism, plant, options);
   if (!machines) return;
   const [plainM, symM] = machines;
   const plain = explore(plainM, budget);
-  const sym = explore(symM, budget);
+  const sym = explore(symM, budget, undefined, searchOptions);
   if (plain.bound !== null || sym.bound !== null) return;
   tally.compared++;
+  if (sym.notes.some((n) => n.includes('a cycle is fair per PC'))) tally.confirmed++;
   if (symM.symmetric && sym.laneSymmetry) {
     tally.symmetric++;
     if (symM.mechanism.laneFairness) tally.placeFair++;
@@ -183,6 +205,37 @@ const twoDepths = (w: number) => `// @warpcheck warp-size=${w} warps=1 mem[0x100
         RET.REL.NODEC R20 0x0 ;
 `;
 
+/**
+ * Single-lane issues (`its`, `grouping=single`) starving a lane of a PC (hand-derived; docs/
+ * semantics.md §13 "Fairness under symmetry"). Each lane takes a ticket (0 or 1) from the word at
+ * 0x100, then waits at `.L_wait` until the flag at 0x104 is set; the lane with ticket 0 sets it.
+ * Under weak fairness per lane every run terminates: the ticket-0 lane is ready at `.L_wait`
+ * (or on its way to the STS) until it runs, and once it has, both lanes leave. The one cycle —
+ * the ticket-1 lane spinning (LDS, ISETP, BRA, ISETP, BRA) while the ticket-0 lane waits at
+ * `.L_wait` — is unfair to that lane; but the spinner issues `.L_wait` every turn, so fairness per
+ * PC calls the cycle fair. The symmetric search must confirm it without symmetry (terminates);
+ * trusting the places (the planted bug) reports a livelock.
+ */
+const ticketFlag = (w: number) => `// @warpcheck warp-size=${w} warps=1 mem[0x100]=0 mem[0x104]=0
+	Function : k
+        MOV R2, 0x100 ;
+        MOV R3, 0x1 ;
+        MOV R4, 0x104 ;
+        ATOMS.ADD R0, [R2], R3 ;
+.L_wait:
+        LDS R1, [R4] ;
+        ISETP.NE.AND P0, PT, R1, RZ, PT ;
+   @P0  BRA \`(.L_done) ;
+        ISETP.NE.AND P1, PT, R0, RZ, PT ;
+   @P1  BRA \`(.L_wait) ;
+        STS [R4], R3 ;
+        BRA \`(.L_wait) ;
+.L_done:
+        EXIT ;
+`;
+
+const SINGLE = { grouping: 'single' } as const;
+
 describe('lane symmetry (issue 16)', () => {
   it('does not pin lanes for BMOV.32.CLEAR RZ or a ballot into RZ, and still does for a mask read', () => {
     // 32 interchangeable lanes split on an unknown predicate: 33 counted outcomes (§13). Pinned,
@@ -255,6 +308,54 @@ describe('lane symmetry (issue 16)', () => {
       expect(verdictOf(explore(planted, budget)), mech).toBe('deadlock/livelock/');
       expect(() => check(spinlock, mech, newTally(), 'one-place')).toThrow();
     }
+  });
+
+  it('its with single-lane issues: a cycle fair per PC is confirmed without symmetry', () => {
+    for (const w of [2, 3]) {
+      const [plainM, symM] = pair(ticketFlag(w), 'its', 'none', SINGLE)!;
+      expect(symM.symmetric).toBe(true);
+      expect(verdictOf(explore(plainM, budget))).toBe('terminates//');
+      const sym = explore(symM, budget);
+      expect(verdictOf(sym)).toBe('terminates//');
+      expect(sym.notes.join('\n')).toMatch(/a cycle is fair per PC/);
+      // Trusting the places: the spinner's turns at `.L_wait` count for the waiting lane.
+      const planted = explore(symM, budget, undefined, { plantTrustCoarsePlaces: true });
+      expect(verdictOf(planted)).toBe('deadlock/livelock/');
+      expect(() =>
+        check(ticketFlag(w), 'its', newTally(), 'none', SINGLE, { plantTrustCoarsePlaces: true }),
+      ).toThrow();
+    }
+    // The spinlock (seed 000 Fig. 3) has no cycle fair per PC: no confirmation is needed, and the
+    // symmetric search is the smaller one.
+    const [plainM, symM] = pair(SPINLOCK_W2, 'its', 'none', SINGLE)!;
+    const plain = explore(plainM, budget);
+    const sym = explore(symM, budget);
+    expect(verdictOf(sym)).toBe('terminates//');
+    expect(verdictOf(plain)).toBe('terminates//');
+    expect(sym.laneSymmetry).toBe(true);
+    expect(sym.notes.join('\n')).not.toMatch(/a cycle is fair per PC/);
+  });
+
+  it('its with single-lane issues: the verdicts of the plain search on generated kernels', () => {
+    const tally = newTally();
+    fc.assert(
+      fc.property(kernels, (text) => check(text, 'its', tally, 'none', SINGLE)),
+      { seed: 20261125, numRuns: 150 },
+    );
+    // (seed 20261125, 150 runs: 130 compared, 119 symmetric, 79 smaller, 11 confirmed.)
+    expect(tally.compared).toBeGreaterThan(100);
+    expect(tally.placeFair).toBeGreaterThan(80);
+    expect(tally.smaller).toBeGreaterThan(40);
+    expect(tally.confirmed).toBeGreaterThan(3);
+    // Trusting the places fails the law on the same kernels.
+    expect(() =>
+      fc.assert(
+        fc.property(kernels, (text) =>
+          check(text, 'its', newTally(), 'none', SINGLE, { plantTrustCoarsePlaces: true }),
+        ),
+        { seed: 20261125, numRuns: 150 },
+      ),
+    ).toThrow();
   });
 
   it('fails on a planted unsound canonicalisation (lanes’ own values left out of the key)', () => {

@@ -106,7 +106,7 @@ function release(
   return null;
 }
 
-/** `its`'s `lanePcs` and, with maximal groups, its `fairPlaces`: each live lane at its PC. */
+/** `its`'s `lanePcs` and `fairPlaces`: each live lane at its PC. */
 function itsLanePcs(s: ItsState, visit: (pc: number, mask: number) => void): void {
   // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.
   const pcs = s.pcs;
@@ -132,9 +132,12 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
     // Lane symmetry (issue 16): groups are by PC, ordered by PC. With maximal groups every issue
     // at a PC takes every ready lane there and a ready lane leaves its PC only by issuing, so
     // lane fairness is fairness per PC: the place is the PC (`fairPlaces`, mechanism.ts).
-    // Single-lane issues are fair per lane, which renumbering does not keep.
+    // Single-lane issues are fair per lane, which renumbering does not keep: fairness per PC
+    // then over-approximates it (a lane fair cycle is fair per PC, not conversely), so a cycle
+    // found fair per PC is confirmed without lane symmetry (`coarsePlaces`).
     laneSymmetric: true,
-    ...(o.grouping === 'maximal' ? { fairPlaces: itsLanePcs } : {}),
+    fairPlaces: itsLanePcs,
+    ...(o.grouping === 'single' ? { coarsePlaces: true } : {}),
     // One lane per issue: a data step or plain BRA moves only that lane (`advance` above).
     threadIssues: o.grouping === 'single',
     policy(op: Op): Policy {

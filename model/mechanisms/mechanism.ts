@@ -94,6 +94,14 @@ export interface Mechanism<S> {
    */
   fairPlaces?(state: S, visit: (place: number, mask: number) => void): void;
   /**
+   * `fairPlaces` over-approximates lane fairness instead of matching it: every cycle fair per lane
+   * is fair per place, but not the converse — with single-lane issues (`its` with
+   * `grouping=single`) one lane of a PC may issue round a loop forever while another waits at that
+   * PC. A lane-symmetric search that finds a cycle fair per place confirms it without lane
+   * symmetry (`explore/exhaustive.ts`, docs/semantics.md §13 "Fairness under symmetry").
+   */
+  readonly coarsePlaces?: boolean;
+  /**
    * Each issue is one lane acting alone (`its` with `grouping=single`): an issue of a data
    * instruction or a plain BRA changes only its lane's PC and registers, never another lane's
    * readiness or candidate. Partial-order reduction may then run one lane alone while its step
