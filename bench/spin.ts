@@ -1,0 +1,132 @@
+/**
+ * `npm run bench:spin` (issue 10, "per-thread spinlock"): warpcheck's per-thread semantics (`its`,
+ * `grouping=single`) on `scenarios/spinlock.sass` against SPIN on the same spinlock written in
+ * Promela (`bench/spinlock.pml`, one statement per live SASS instruction), at 8, 10 and 12 threads
+ * (`--threads 6,8`), one after the other in this process.
+ *
+ * - warpcheck: the exhaustive search with its defaults (partial-order reduction, lane symmetry,
+ *   chains), in this process: verdict, states, CPU seconds of the search.
+ * - SPIN (where `spin` and `gcc` are on the PATH; `apt-get install spin` — the row says so when it
+ *   is absent): `spin -a`, `gcc -O2`, then `pan` twice — safety (`-DSAFETY`: deadlocks, invalid
+ *   end states) and liveness (`ltl terminates { <> (done == N) }` under weak fairness, `pan -a -f`),
+ *   with SPIN's own partial-order reduction: states stored and pan's own elapsed time (the search,
+ *   not the compile), each with a time budget (`--timeout S`, default 120).
+ *
+ * Writes the table into `bench/RESULTS.md` between its markers (`--no-write`: print only).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { explore } from '../model/explore/exhaustive.ts';
+import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
+import { machineFor } from '../model/scenario/session.ts';
+import { machineLine, writeResultsSection } from './cli.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RESULTS = ROOT + 'bench/RESULTS.md';
+const BEGIN = '<!-- spin:begin (written by `npm run bench:spin`; do not edit) -->';
+const END = '<!-- spin:end -->';
+const FILE = 'scenarios/spinlock.sass';
+
+const argv = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i < 0 ? undefined : argv[i + 1];
+};
+const write = !argv.includes('--no-write');
+const timeoutS = Number(arg('--timeout') ?? 120) || 120;
+const threads = (arg('--threads') ?? '8,10,12').split(',').map(Number);
+
+/** warpcheck's search on `t` threads: verdict, states, CPU seconds. */
+function warpcheck(t: number): string {
+  const loaded = loadProgram(readFileSync(ROOT + FILE, 'utf8'), FILE);
+  if (!loaded.ok) throw new Error(loaded.error[0]!.message);
+  const launch = resolveLaunch(loaded.value.header, { warpSize: t, warps: 1 });
+  if (!launch.ok) throw new Error(launch.error.join());
+  const m = machineFor(
+    loaded.value,
+    launch.value,
+    'its',
+    { grouping: 'single' },
+    'ascending',
+    false,
+    true,
+    true,
+    2,
+  );
+  if (!m.ok) throw new Error(m.error.join());
+  const c0 = process.cpuUsage();
+  const r = explore(m.value, {
+    maxStates: 20_000_000,
+    maxDepth: 100_000,
+    timeoutMs: timeoutS * 1000,
+  });
+  const c = process.cpuUsage(c0);
+  const verdict = r.verdict + (r.bound ? ` (${r.bound})` : '');
+  return `${verdict} | ${r.states.toLocaleString('en-US')} | ${((c.user + c.system) / 1e6).toFixed(2)}`;
+}
+
+const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+const spinPresent = has('spin') && has('gcc');
+
+/** One pan run: "states | seconds" from its report, or what stopped it. */
+function pan(dir: string, defines: string[], args: string[]): string {
+  const cc = spawnSync('gcc', ['-O2', ...defines, '-o', 'pan', 'pan.c'], { cwd: dir });
+  if (cc.status !== 0) return `gcc failed | —`;
+  const r = spawnSync('./pan', args, { cwd: dir, encoding: 'utf8', timeout: timeoutS * 1000 });
+  const out = r.stdout ?? '';
+  const states = /(\d+) states, stored/.exec(out)?.[1];
+  const secs = /pan: elapsed time ([\d.e+]+) seconds/.exec(out)?.[1];
+  const errors = /errors: (\d+)/.exec(out)?.[1];
+  if (r.error || r.signal) return `stopped at ${timeoutS} s | —`;
+  if (!states || !secs) return `no report (exit ${r.status}) | —`;
+  return `${Number(states).toLocaleString('en-US')}${errors !== '0' ? ` (${errors} errors)` : ''} | ${Number(secs).toFixed(2)}`;
+}
+
+/** SPIN on `t` threads: safety and liveness columns. */
+function spin(t: number): string {
+  if (!spinPresent) return 'SPIN absent (apt-get install spin) | — | — | —';
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'warpcheck-spin-'));
+  try {
+    const model = readFileSync(ROOT + 'bench/spinlock.pml', 'utf8').replace(
+      /^#define N \d+$/m,
+      `#define N ${t}`,
+    );
+    writeFileSync(path.join(dir, 'spinlock.pml'), model);
+    const gen = spawnSync('spin', ['-a', 'spinlock.pml'], { cwd: dir });
+    if (gen.status !== 0) return 'spin -a failed | — | — | —';
+    return `${pan(dir, ['-DSAFETY'], ['-m100000'])} | ${pan(dir, ['-DNFAIR=3'], ['-a', '-f', '-m100000'])}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const spinVersion = spinPresent
+  ? (spawnSync('spin', ['-V'], { encoding: 'utf8' }).stdout ?? '').trim()
+  : 'absent';
+const lines = [
+  machineLine(),
+  `- warpcheck: \`its\`, \`grouping=single\`, defaults (partial-order reduction, lane symmetry, chains), CPU seconds of the search in this process; SPIN: ${spinVersion}, \`bench/spinlock.pml\`, pan's elapsed time of the search (after \`spin -a\` and \`gcc -O2\`); budgets ${timeoutS} s per search`,
+  '',
+  '| threads | warpcheck verdict | states | CPU s | SPIN safety states | s | SPIN liveness (weak fairness) states | s |',
+  '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+];
+for (const t of threads) {
+  const line = `| ${t} | ${warpcheck(t)} | ${spin(t)} |`;
+  lines.push(line);
+  process.stderr.write(line + '\n');
+}
+const table = lines.join('\n');
+if (!write) console.log(table);
+else {
+  await writeResultsSection(
+    RESULTS,
+    BEGIN,
+    END,
+    'Per-thread spinlock against SPIN (issue 10)',
+    table,
+  );
+  console.log(`wrote ${RESULTS}`);
+}
