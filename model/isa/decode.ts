@@ -307,12 +307,16 @@ function decodeData(program: Program, ins: Instruction): OpBody {
     .with('ISETP', () => decodeIsetp(program, ins) ?? opaque())
     .with(P.union('LDS', 'LDG', 'LD', 'LDL'), () => {
       const addr = addrOf(ops[1]);
-      return dst === null || addr === null ? opaque() : { kind: 'load' as const, dst, addr };
+      if (dst === null || addr === null) return opaque();
+      return ins.opcode === 'LDL'
+        ? { kind: 'load' as const, dst, addr, local: true as const }
+        : { kind: 'load' as const, dst, addr };
     })
     .with(P.union('STS', 'STG', 'ST', 'STL'), () => {
       const addr = addrOf(ops[0]);
-      return addr === null || ops.length !== 2
-        ? opaque()
+      if (addr === null || ops.length !== 2) return opaque();
+      return ins.opcode === 'STL'
+        ? { kind: 'store' as const, addr, src: src(1), local: true as const }
         : { kind: 'store' as const, addr, src: src(1) };
     })
     .with(P.union('ATOMS', 'ATOMG', 'ATOM', 'RED'), () => decodeAtomic(program, ins) ?? opaque())

@@ -117,8 +117,12 @@ export type OpBody =
       readonly b: Src;
       readonly c: PredRef;
     }
-  | { readonly kind: 'load'; readonly dst: number; readonly addr: Addr }
-  | { readonly kind: 'store'; readonly addr: Addr; readonly src: Src }
+  /**
+   * `local`: LDL/STL, the lane's own local memory (`LaneData.local`; docs/semantics.md, data
+   * subset) rather than the block's memory.
+   */
+  | { readonly kind: 'load'; readonly dst: number; readonly addr: Addr; readonly local?: true }
+  | { readonly kind: 'store'; readonly addr: Addr; readonly src: Src; readonly local?: true }
   /** ATOMS/ATOMG/ATOM/RED: dst = old value (RZ when unused). CAS: compare `a`, swap in `b`. */
   | {
       readonly kind: 'atomic';

@@ -4,7 +4,7 @@ import { STACK_LIMIT, type ExecContext } from './execContext.ts';
 import type { ExecResult, Event } from './execute.ts';
 import { addrValue, atomicWrite, predTrue, predUnknown, srcValue } from './execute.ts';
 import type { LaneData } from './laneData.ts';
-import { havocMemory, readWord, writeWord, type Memory } from './memory.ts';
+import { emptyMemory, havocMemory, readWord, writeWord, type Memory } from './memory.ts';
 import { UNKNOWN, lanesOf, popcount, u32 } from './values.ts';
 
 /**
@@ -142,6 +142,7 @@ export function evalDataOp(
       return [done(data, mem, pc, active, NONE)];
     }
     case 'store': {
+      if (op.local) return [done(storeLocal(ctx, op, d, lanes, maybe), mem, pc, active, NONE)];
       let m = mem;
       for (let r = lanes; r !== 0; r &= r - 1) {
         const l = 31 - Math.clz32(r & -r);
@@ -216,6 +217,7 @@ const withRegs = (d: LaneData, regs: readonly number[]): LaneData => ({
   predsUnknown: d.predsUnknown,
   exited: d.exited,
   calls: d.calls,
+  local: d.local,
 });
 
 type Computed = Extract<Op, { kind: 'mov' | 's2r' | 'arith' | 'lop3' | 'shift' | 'load' }>;
@@ -265,8 +267,36 @@ function laneValue(
         op,
       );
     case 'load':
-      return readWord(mem, addrValue(ctx, d, l, op.addr));
+      return readWord(
+        op.local ? (d.local?.[l] ?? emptyMemory) : mem,
+        addrValue(ctx, d, l, op.addr),
+      );
   }
+}
+
+/**
+ * STL: each participating lane writes its own local memory (`LaneData.local`), so lanes never
+ * race on it; an unknown address havocs only the storing lane's local memory, an unknown
+ * (`maybe`) lane stores an unknown value.
+ */
+function storeLocal(
+  ctx: ExecContext,
+  op: Extract<Op, { kind: 'store' }>,
+  d: LaneData,
+  lanes: number,
+  maybe: number,
+): LaneData {
+  if (lanes === 0) return d;
+  const local = d.local ? d.local.slice() : new Array<Memory>(d.calls.length).fill(emptyMemory);
+  for (let r = lanes; r !== 0; r &= r - 1) {
+    const l = 31 - Math.clz32(r & -r);
+    const a = addrValue(ctx, d, l, op.addr);
+    local[l] =
+      a === UNKNOWN
+        ? havocMemory()
+        : writeWord(local[l]!, a, (maybe >>> l) & 1 ? UNKNOWN : srcValue(ctx, d, l, op.src));
+  }
+  return { ...d, local };
 }
 
 /** Writes `op`'s value to Rd for every participating lane (unknown for `maybe` lanes). */
@@ -330,7 +360,7 @@ function writePred(d: LaneData, p: PredRef, lanes: number, t: number, u: number)
   const predsUnknown = d.predsUnknown.slice();
   preds[p.index] = ((preds[p.index]! & ~lanes) | value) >>> 0;
   predsUnknown[p.index] = ((predsUnknown[p.index]! & ~lanes) | (u & lanes)) >>> 0;
-  return { regs: d.regs, preds, predsUnknown, exited: d.exited, calls: d.calls };
+  return { regs: d.regs, preds, predsUnknown, exited: d.exited, calls: d.calls, local: d.local };
 }
 
 /** 1 true, 0 false, -1 unknown. */

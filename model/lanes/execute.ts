@@ -486,13 +486,15 @@ function resolveUniform(
 }
 
 /**
- * Lanes of a store or atomic whose result depends on the order in which lanes apply it
+ * Lanes of a store (to the block's memory) or atomic whose result depends on the order in which lanes apply it
  * (SEMANTICS §1 applies them in ascending lane order): two or more lanes at one known address —
  * for a store, only when they write different (or unknown) values. Lane symmetry must not
  * renumber such lanes unless they are interchangeable (`machine.ts`).
  */
 export function orderedLanes(ctx: ExecContext, op: Op, d: LaneData, active: number): number {
   if (op.kind !== 'store' && op.kind !== 'atomic') return 0;
+  // STL: each lane writes its own local memory; lanes never race there.
+  if (op.kind === 'store' && op.local) return 0;
   const t1 = predTrue(d, op.guard, ctx.full);
   const lanes = ((t1 | predUnknown(d, op.guard)) & active) >>> 0;
   if ((lanes & (lanes - 1)) === 0) return 0;

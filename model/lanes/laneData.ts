@@ -2,6 +2,7 @@ import type { Op, Src } from '../isa/op.ts';
 import { RZ } from '../isa/program.ts';
 import type { Launch } from './launch.ts';
 import { UNKNOWN, u32 } from './values.ts';
+import type { Memory } from './memory.ts';
 
 /**
  * Which general registers a program touches, mapped to dense slots so that a warp's register
@@ -106,6 +107,13 @@ export interface LaneData {
   readonly exited: number;
   /** calls[lane]: return PCs of the lane's open calls, innermost last. */
   readonly calls: readonly (readonly number[])[];
+  /**
+   * local[lane]: the lane's own local memory (LDL/STL; CUDA's local memory is private to each
+   * thread — docs/semantics.md, data subset), absent until a lane first stores to it. Words never
+   * written read 0, as the block's memory does; a store to an unknown address havocs only the
+   * storing lane's local memory. Null until some lane stores there.
+   */
+  readonly local: readonly Memory[] | null;
 }
 
 /** The initial thread state of warp `k` of a launch. */
@@ -126,6 +134,7 @@ export function initialLaneData(layout: RegisterLayout, launch: Launch, k: numbe
     predsUnknown: [0, 0, 0, 0, 0, 0, 0],
     exited: 0,
     calls: Array.from({ length: w }, () => []),
+    local: null,
   };
 }
 

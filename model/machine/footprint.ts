@@ -19,6 +19,8 @@ export function touchesMemory(op: Op): boolean {
   switch (op.kind) {
     case 'load':
     case 'store':
+      // LDL/STL touch the lane's own local memory, part of its warp's state.
+      return op.local !== true;
     case 'atomic':
       return true;
     case 'opaque':
@@ -68,5 +70,7 @@ export function isLocalStep(
  */
 export function laneLocalOp(op: Op, plantDivergence = false): boolean {
   if (op.kind === 'bra') return op.cond === 'none' || plantDivergence;
+  // LDL/STL: the lane's own local memory (`LaneData.local`), which no other lane reads.
+  if ((op.kind === 'load' || op.kind === 'store') && op.local === true) return true;
   return isLaneLocalDataOp(op);
 }

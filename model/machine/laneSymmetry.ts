@@ -125,6 +125,7 @@ export function laneSymmetry(setup: MachineSetup, writeWarp: WarpWriter): LaneSy
         predsUnknown: unknown ?? d.predsUnknown,
         exited: d.exited,
         calls: d.calls,
+        local: d.local,
       },
     };
   };

@@ -1,4 +1,4 @@
-import { writeMemoryKey, type Memory } from '../lanes/memory.ts';
+import { emptyMemory, writeMemoryKey, type Memory } from '../lanes/memory.ts';
 import { KeyWriter, type KeySink } from './key.ts';
 import type { MachineSetup } from './machineSetup.ts';
 import type { MachineState, WarpState } from './machineTypes.ts';
@@ -48,6 +48,22 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
     }
   };
 
+  /**
+   * The program has LDL/STL: every lane's local memory is part of the key — always, not pruned by
+   * liveness (which does not follow memory) — as that lane's own values, so lane symmetry moves
+   * it with its lane. Programs without them write nothing for it.
+   */
+  const hasLocal = setup.spec.ops.some(
+    (op) => (op.kind === 'load' || op.kind === 'store') && op.local === true,
+  );
+  const laneSink = {
+    lane: 0,
+    out: null as KeySink | null,
+    push(v: number): void {
+      this.out!.lane(this.lane, v);
+    },
+  };
+
   return (ws: WarpState, out: KeySink, reduced: boolean): void => {
     const reduce = reduced && canReduce;
     if (reduce) {
@@ -70,6 +86,13 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
       const c = calls[l]!;
       out.lane(l, c.length);
       for (let i = 0; i < c.length; i++) out.lane(l, c[i]!);
+    }
+    if (hasLocal) {
+      laneSink.out = out;
+      for (let l = 0; l < W; l++) {
+        laneSink.lane = l;
+        writeMemoryKey(d.local?.[l] ?? emptyMemory, laneSink);
+      }
     }
     // Loop visits are bookkeeping, not data (`widening.ts`): two states with the same data stand
     // for the same concrete states, so the reduced key leaves them out — the kept state's

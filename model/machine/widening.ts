@@ -152,6 +152,7 @@ export function widening(
             predsUnknown: unknown ?? d.predsUnknown,
             exited: d.exited,
             calls: d.calls,
+            local: d.local,
           };
       }
       if (counts === visits.counts && flagged === visits.flagged && d === data)
