@@ -11,6 +11,7 @@ import { isLocalStep, laneLocalOp } from '../machine/footprint.ts';
 import { execOne, laneRegs, lanesFor, runStraight } from '../testing/run.ts';
 import { orderedLanes } from './execute.ts';
 import { memoryOf, readWord, UNKNOWN } from './index.ts';
+import { forgetDifferingWords, havocMemory } from './memory.ts';
 import type { Machine, MachineState } from '../machine/machine.ts';
 import { loadProgram, resolveLaunch } from '../scenario/loadProgram.ts';
 import { machineFor } from '../scenario/session.ts';
@@ -140,5 +141,38 @@ describe('local memory in the keys', () => {
     expect(sym.key(withLocal(sym, 5, 6))).toBe(sym.key(withLocal(sym, 6, 5)));
     const plain = machines(false);
     expect(plain.key(withLocal(plain, 5, 6))).not.toBe(plain.key(withLocal(plain, 6, 5)));
+  });
+});
+
+describe('forgetDifferingWords (a symbolic split forgets what tells lanes apart)', () => {
+  it('words the split lanes disagree on become unknown; agreed words and other lanes stay', () => {
+    const a = memoryOf([
+      [0x100, 5],
+      [0x104, 7],
+    ]);
+    const b = memoryOf([
+      [0x100, 6],
+      [0x104, 7],
+    ]);
+    const c = memoryOf([[0x100, 9]]);
+    const out = forgetDifferingWords([a, b, c], [0, 1])!;
+    expect(out).not.toBeNull();
+    for (const l of [0, 1]) {
+      expect(readWord(out[l]!, 0x100)).toBe(UNKNOWN);
+      expect(readWord(out[l]!, 0x104)).toBe(7);
+    }
+    expect(out[2]).toBe(c);
+    // A word one lane wrote and another did not (reads 0 there) also differs.
+    const d = forgetDifferingWords([a, c], [0, 1])!;
+    expect(readWord(d[0]!, 0x104)).toBe(UNKNOWN);
+    expect(readWord(d[1]!, 0x104)).toBe(UNKNOWN);
+    expect(readWord(d[1]!, 0x100)).toBe(UNKNOWN);
+  });
+
+  it('agreeing lanes give null; a havoc in one lane havocs all the split lanes', () => {
+    const a = memoryOf([[0x100, 5]]);
+    expect(forgetDifferingWords([a, memoryOf([[0x100, 5]])], [0, 1])).toBeNull();
+    const h = forgetDifferingWords([a, havocMemory()], [0, 1])!;
+    expect(h[0]!.havoc && h[1]!.havoc).toBe(true);
   });
 });

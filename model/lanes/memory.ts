@@ -137,3 +137,32 @@ export function writeMemoryKey(m: Memory, out: { push(n: number): void }): void 
   out.push(n);
   for (const cells of m.buckets) for (let i = 0; i < cells.length; i++) out.push(cells[i]!);
 }
+
+/**
+ * The lanes' local memories (`LaneData.local`) after a symbolic split's forgetting
+ * (`machine/laneSymmetry.ts`): every word on which `lanes` disagree (a different value, or written
+ * by some and not others) becomes unknown in each of them; a havoc in one havocs all of them. Null
+ * when they already agree. An over-approximation: each lane's new memory holds its old one.
+ */
+export function forgetDifferingWords(
+  local: readonly Memory[],
+  lanes: readonly number[],
+): Memory[] | null {
+  const first = local[lanes[0]!]!;
+  if (lanes.every((l) => local[l] === first)) return null;
+  const out = local.slice();
+  if (lanes.some((l) => local[l]!.havoc !== first.havoc)) {
+    for (const l of lanes) out[l] = havocMemory();
+    return out;
+  }
+  const addrs = new Set<number>();
+  for (const l of lanes) for (const [a] of memoryEntries(local[l]!)) addrs.add(a);
+  let changed = false;
+  for (const a of addrs) {
+    const v = readWord(first, a);
+    if (lanes.every((l) => readWord(local[l]!, a) === v)) continue;
+    changed = true;
+    for (const l of lanes) out[l] = writeWord(out[l]!, a, UNKNOWN);
+  }
+  return changed ? out : null;
+}

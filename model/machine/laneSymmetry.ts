@@ -1,6 +1,7 @@
 import type { Op } from '../isa/op.ts';
 import { RZ } from '../isa/program.ts';
 import { splitsOnUnknown, predUnknown } from '../lanes/execute.ts';
+import { forgetDifferingWords } from '../lanes/memory.ts';
 import { lanesOf, popcount, UNKNOWN } from '../lanes/values.ts';
 import type { KeyWriter } from './key.ts';
 import { LaneCanon } from './laneCanon.ts';
@@ -113,9 +114,11 @@ export function laneSymmetry(setup: MachineSetup, writeWarp: WarpWriter): LaneSy
       preds[p] = (preds[p]! & ~m) >>> 0;
       unknown[p] = (unknown[p]! | m) >>> 0;
     }
+    // Words of the lanes' own local memories (LDL/STL) that tell them apart are forgotten too.
+    const local = d.local ? forgetDifferingWords(d.local, lanes) : null;
     // Lanes pinned only by reads of their own number forget it too (those reads give unknown).
     const anonymous = ((ws.anonymous ?? 0) | (pinsOf(ws).soft & m)) >>> 0;
-    if (!regs && !preds && anonymous === (ws.anonymous ?? 0)) return null;
+    if (!regs && !preds && !local && anonymous === (ws.anonymous ?? 0)) return null;
     return {
       ...ws,
       ...(anonymous !== 0 ? { anonymous } : {}),
@@ -125,7 +128,7 @@ export function laneSymmetry(setup: MachineSetup, writeWarp: WarpWriter): LaneSy
         predsUnknown: unknown ?? d.predsUnknown,
         exited: d.exited,
         calls: d.calls,
-        local: d.local,
+        local: local ?? d.local,
       },
     };
   };
