@@ -10,27 +10,19 @@
  * rows; without EXIT priority only K ≤ `--plain-warps` (default 2) is searched at W = 32 (it runs
  * out of time there already; `--no-plain`: none).
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { explore } from '../model/explore/exhaustive.ts';
-import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
-import { machineFor } from '../model/scenario/session.ts';
 import { writeResultsSection, machineLine } from './cli.ts';
+import { benchArgs, spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
 const BEGIN =
   '<!-- exit-priority:begin (written by `npm run bench:exit-priority`; do not edit) -->';
 const END = '<!-- exit-priority:end -->';
-const FILE = 'scenarios/spinlock.sass';
 
-const argv = process.argv.slice(2);
-const arg = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i < 0 ? undefined : argv[i + 1];
-};
-const write = !argv.includes('--no-write');
-const plainWarps = argv.includes('--no-plain') ? 0 : Number(arg('--plain-warps') ?? 2);
+const { value: arg, has } = benchArgs();
+const write = !has('--no-write');
+const plainWarps = has('--no-plain') ? 0 : Number(arg('--plain-warps') ?? 2);
 const timeoutS = Number(arg('--timeout') ?? 60) || 60;
 const warpCounts = (arg('--warps') ?? '2,3,4').split(',').map(Number);
 const widths = [2, 4, 8, 16, 32];
@@ -44,28 +36,13 @@ interface Run {
 }
 
 function run(w: number, k: number, exitPriority: boolean, timeout: number): Run {
-  const text = readFileSync(ROOT + FILE, 'utf8');
-  const loaded = loadProgram(text, FILE);
-  if (!loaded.ok) throw new Error(loaded.error[0]!.message);
-  const launch = resolveLaunch(loaded.value.header, { warpSize: w, warps: k });
-  if (!launch.ok) throw new Error(launch.error.join());
-  const m = machineFor(loaded.value, launch.value, 'its', {}, 'ascending', false, true, true);
-  if (!m.ok) throw new Error(m.error.join());
-  const t0 = process.cpuUsage();
-  const r = explore(
-    m.value,
+  const m = spinlockMachine({ mechanism: 'its', warpSize: w, warps: k, symmetric: true });
+  const { r, verdict, cpuS } = timedExplore(
+    m,
     { maxStates: 20_000_000, maxDepth: 100_000, timeoutMs: timeout * 1000 },
-    undefined,
     { reduce: { exitPriority } },
   );
-  const cpu = process.cpuUsage(t0);
-  const verdict = r.verdict + (r.kind ? `/${r.kind}` : '') + (r.bound ? ` (${r.bound})` : '');
-  return {
-    verdict,
-    states: r.states,
-    cpuS: (cpu.user + cpu.system) / 1e6,
-    applied: r.exitPriority?.applied ?? null,
-  };
+  return { verdict, states: r.states, cpuS, applied: r.exitPriority?.applied ?? null };
 }
 
 const fmt = (r: Run | null): string =>
@@ -74,7 +51,7 @@ const fmt = (r: Run | null): string =>
 const lines: string[] = [];
 lines.push(
   machineLine(),
-  `- \`its\` (maximal groups) on ${FILE}; lane symmetry and POR over warps on in both columns; budgets: 20,000,000 states, one warp 60 s, K > 1 ${timeoutS} s; CPU seconds of this process (user + system)`,
+  `- \`its\` (maximal groups) on scenarios/spinlock.sass; lane symmetry and POR over warps on in both columns; budgets: 20,000,000 states, one warp 60 s, K > 1 ${timeoutS} s; CPU seconds of this process (user + system)`,
   '',
   '| W | K | without: verdict | states | CPU s | EXIT priority: verdict | states | CPU s | states / W |',
   '| ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: |',

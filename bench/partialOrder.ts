@@ -9,13 +9,10 @@
  * Budgets per search: `--timeout S` seconds (default 10) and 2,000,000 states; `--warps 2,3`
  * narrows the rows; `--no-plain` skips the unreduced searches (the slow half).
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { explore } from '../model/explore/exhaustive.ts';
 import { MECHANISMS } from '../model/mechanisms/index.ts';
-import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
-import { machineFor } from '../model/scenario/session.ts';
 import { writeResultsSection, machineLine } from './cli.ts';
+import { benchArgs, spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
@@ -24,15 +21,10 @@ const BEGIN = wsym
   ? '<!-- wsym:begin (written by `npm run bench:wsym`; do not edit) -->'
   : '<!-- por:begin (written by `npm run bench:por`; do not edit) -->';
 const END = wsym ? '<!-- wsym:end -->' : '<!-- por:end -->';
-const FILE = 'scenarios/spinlock.sass';
 
-const argv = process.argv.slice(2);
-const arg = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i < 0 ? undefined : argv[i + 1];
-};
-const write = !argv.includes('--no-write');
-const plainToo = !argv.includes('--no-plain');
+const { value: arg, has } = benchArgs();
+const write = !has('--no-write');
+const plainToo = !has('--no-plain');
 const timeoutS = Number(arg('--timeout') ?? 10) || 10;
 const warpCounts = (arg('--warps') ?? '2,3,4').split(',').map(Number);
 const threadCounts = (arg('--threads') ?? '4,6,8,10,12').split(',').map(Number);
@@ -51,32 +43,13 @@ function run(
   por: boolean,
   warpSymmetry = false,
 ): Run {
-  const text = readFileSync(ROOT + FILE, 'utf8');
-  const loaded = loadProgram(text, FILE);
-  if (!loaded.ok) throw new Error(loaded.error[0]!.message);
-  const launch = resolveLaunch(loaded.value.header, { warpSize: w, warps: k });
-  if (!launch.ok) throw new Error(launch.error.join());
-  const m = machineFor(
-    loaded.value,
-    launch.value,
-    mechanism,
-    options,
-    'ascending',
-    false,
-    true,
-    true,
-  );
-  if (!m.ok) throw new Error(m.error.join());
-  const t0 = process.cpuUsage();
-  const r = explore(
-    m.value,
+  const m = spinlockMachine({ mechanism, options, warpSize: w, warps: k, symmetric: true });
+  const { r, verdict, cpuS } = timedExplore(
+    m,
     { maxStates: 2_000_000, maxDepth: 100_000, timeoutMs: timeoutS * 1000 },
-    undefined,
     { reduce: { partialOrder: por, warpSymmetry } },
   );
-  const cpu = process.cpuUsage(t0);
-  const verdict = r.verdict + (r.kind ? `/${r.kind}` : '') + (r.bound ? ` (${r.bound})` : '');
-  return { verdict, states: r.states, cpuS: (cpu.user + cpu.system) / 1e6 };
+  return { verdict, states: r.states, cpuS };
 }
 
 const fmt = (r: Run | null): string =>

@@ -19,53 +19,31 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { explore } from '../model/explore/exhaustive.ts';
-import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
-import { machineFor } from '../model/scenario/session.ts';
 import { machineLine, writeResultsSection } from './cli.ts';
+import { benchArgs, spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
 const BEGIN = '<!-- spin:begin (written by `npm run bench:spin`; do not edit) -->';
 const END = '<!-- spin:end -->';
-const FILE = 'scenarios/spinlock.sass';
 
-const argv = process.argv.slice(2);
-const arg = (name: string): string | undefined => {
-  const i = argv.indexOf(name);
-  return i < 0 ? undefined : argv[i + 1];
-};
-const write = !argv.includes('--no-write');
+const { value: arg, has: flag } = benchArgs();
+const write = !flag('--no-write');
 const timeoutS = Number(arg('--timeout') ?? 120) || 120;
 const threads = (arg('--threads') ?? '8,10,12').split(',').map(Number);
 
 /** warpcheck's search on `t` threads: verdict, states, CPU seconds. */
 function warpcheck(t: number): string {
-  const loaded = loadProgram(readFileSync(ROOT + FILE, 'utf8'), FILE);
-  if (!loaded.ok) throw new Error(loaded.error[0]!.message);
-  const launch = resolveLaunch(loaded.value.header, { warpSize: t, warps: 1 });
-  if (!launch.ok) throw new Error(launch.error.join());
-  const m = machineFor(
-    loaded.value,
-    launch.value,
-    'its',
-    { grouping: 'single' },
-    'ascending',
-    false,
-    true,
-    true,
-    2,
-  );
-  if (!m.ok) throw new Error(m.error.join());
-  const c0 = process.cpuUsage();
-  const r = explore(m.value, {
-    maxStates: 20_000_000,
-    maxDepth: 100_000,
-    timeoutMs: timeoutS * 1000,
+  const m = spinlockMachine({
+    mechanism: 'its',
+    options: { grouping: 'single' },
+    warpSize: t,
+    warps: 1,
+    symmetric: true,
   });
-  const c = process.cpuUsage(c0);
-  const verdict = r.verdict + (r.bound ? ` (${r.bound})` : '');
-  return `${verdict} | ${r.states.toLocaleString('en-US')} | ${((c.user + c.system) / 1e6).toFixed(2)}`;
+  const budget = { maxStates: 20_000_000, maxDepth: 100_000, timeoutMs: timeoutS * 1000 };
+  const { r, verdict, cpuS } = timedExplore(m, budget);
+  return `${verdict} | ${r.states.toLocaleString('en-US')} | ${cpuS.toFixed(2)}`;
 }
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;

@@ -9,12 +9,9 @@
  * bench of issue 16) are `npm run findings -- --warp-size 32` and `-- --warp-size 4`, which write
  * `docs/findings.md`.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { explore } from '../model/explore/exhaustive.ts';
-import { loadProgram, resolveLaunch } from '../model/scenario/loadProgram.ts';
-import { machineFor } from '../model/scenario/session.ts';
 import { writeResultsSection, machineLine } from './cli.ts';
+import { spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = ROOT + 'bench/RESULTS.md';
@@ -37,32 +34,16 @@ const CASES: readonly Case[] = [
 ];
 
 function run(c: Case, w: number, symmetric: boolean) {
-  const text = readFileSync(ROOT + c.file, 'utf8');
-  const loaded = loadProgram(text, c.file);
-  if (!loaded.ok) throw new Error(loaded.error[0]!.message);
-  const launch = resolveLaunch(loaded.value.header, { warpSize: w });
-  if (!launch.ok) throw new Error(launch.error.join());
-  const m = machineFor(
-    loaded.value,
-    launch.value,
-    c.mechanism,
-    {},
-    'ascending',
-    false,
-    true,
-    symmetric,
-    2,
+  const m = spinlockMachine(
+    { mechanism: c.mechanism, warpSize: w, warps: 1, symmetric },
+    ROOT + c.file,
   );
-  if (!m.ok) throw new Error(m.error.join());
-  const t0 = process.cpuUsage();
-  const r = explore(m.value, {
+  const { r, verdict, cpuS } = timedExplore(m, {
     maxStates: 2_000_000,
     maxDepth: 100_000,
     timeoutMs: timeoutS * 1000,
   });
-  const cpu = process.cpuUsage(t0);
-  const verdict = r.verdict + (r.kind ? `/${r.kind}` : '') + (r.bound ? ` (${r.bound})` : '');
-  return { verdict, states: r.states, cpuS: (cpu.user + cpu.system) / 1e6 };
+  return { verdict, states: r.states, cpuS };
 }
 
 const lines: string[] = [];
