@@ -58,6 +58,26 @@ export async function writeResultsSection(
   await writeFormatted(file, text);
 }
 
+/**
+ * A bench's last step: prints `table` (`write` false, `--no-write`), or writes it into `file`
+ * between its markers (`writeResultsSection`) and says so.
+ */
+export async function publish(
+  write: boolean,
+  file: string,
+  begin: string,
+  end: string,
+  heading: string,
+  table: string,
+): Promise<void> {
+  if (!write) {
+    console.log(table);
+    return;
+  }
+  await writeResultsSection(file, begin, end, heading, table);
+  console.log(`wrote ${file}`);
+}
+
 /** The first line of a bench section: date, machine, Node and the load average now. */
 export function machineLine(): string {
   const cpus = os.cpus();

@@ -11,7 +11,7 @@
  * out of time there already; `--no-plain`: none).
  */
 import { fileURLToPath } from 'node:url';
-import { writeResultsSection, machineLine } from './cli.ts';
+import { publish, machineLine } from './cli.ts';
 import { benchArgs, spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -68,14 +68,11 @@ for (const k of warpCounts) {
   row(32, k, plain, reduced);
 }
 const table = lines.join('\n');
-if (!write) console.log(table);
-else {
-  await writeResultsSection(
-    RESULTS,
-    BEGIN,
-    END,
-    'EXIT priority among lane groups of an its warp (issues 10, 16)',
-    table,
-  );
-  console.log(`wrote ${RESULTS}`);
-}
+await publish(
+  write,
+  RESULTS,
+  BEGIN,
+  END,
+  'EXIT priority among lane groups of an its warp (issues 10, 16)',
+  table,
+);

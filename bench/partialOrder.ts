@@ -11,7 +11,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { MECHANISMS } from '../model/mechanisms/index.ts';
-import { writeResultsSection, machineLine } from './cli.ts';
+import { publish, machineLine } from './cli.ts';
 import { benchArgs, spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -91,14 +91,11 @@ for (const t of wsym ? [] : threadCounts) {
 }
 process.stderr.write(`POR CPU s over the spinlock rows: ${total.toFixed(2)}\n`);
 const table = lines.join('\n');
-if (!write) console.log(table);
-else {
-  await writeResultsSection(
-    RESULTS,
-    BEGIN,
-    END,
-    wsym ? 'Warp symmetry (issue 10 item 2)' : 'Partial-order reduction (issue 10)',
-    table,
-  );
-  console.log(`wrote ${RESULTS}`);
-}
+await publish(
+  write,
+  RESULTS,
+  BEGIN,
+  END,
+  wsym ? 'Warp symmetry (issue 10 item 2)' : 'Partial-order reduction (issue 10)',
+  table,
+);

@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { machineLine, writeResultsSection } from './cli.ts';
+import { machineLine, publish } from './cli.ts';
 import { benchArgs, spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -97,14 +97,4 @@ for (const t of threads) {
   process.stderr.write(line + '\n');
 }
 const table = lines.join('\n');
-if (!write) console.log(table);
-else {
-  await writeResultsSection(
-    RESULTS,
-    BEGIN,
-    END,
-    'Per-thread spinlock against SPIN (issue 10)',
-    table,
-  );
-  console.log(`wrote ${RESULTS}`);
-}
+await publish(write, RESULTS, BEGIN, END, 'Per-thread spinlock against SPIN (issue 10)', table);

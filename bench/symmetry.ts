@@ -10,7 +10,7 @@
  * `docs/findings.md`.
  */
 import { fileURLToPath } from 'node:url';
-import { writeResultsSection, machineLine } from './cli.ts';
+import { publish, machineLine } from './cli.ts';
 import { spinlockMachine, timedExplore } from './spinlock.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -63,8 +63,4 @@ for (const c of CASES)
     process.stderr.write(row + '\n');
   }
 const table = lines.join('\n');
-if (!write) console.log(table);
-else {
-  await writeResultsSection(RESULTS, BEGIN, END, 'Lane symmetry (issue 16)', table);
-  console.log(`wrote ${RESULTS}`);
-}
+await publish(write, RESULTS, BEGIN, END, 'Lane symmetry (issue 16)', table);
