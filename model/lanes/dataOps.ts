@@ -3,7 +3,7 @@ import { PT, RZ, type PredRef } from '../isa/program.ts';
 import { STACK_LIMIT, type ExecContext } from './execContext.ts';
 import type { ExecResult, Event } from './execute.ts';
 import { addrValue, atomicWrite, predTrue, predUnknown, srcValue } from './execute.ts';
-import type { LaneData } from './laneData.ts';
+import { withColumn, type LaneData, type RegFile } from './laneData.ts';
 import { havocMemory, readWord, writeWord, type Memory } from './memory.ts';
 import { UNKNOWN, lanesOf, popcount, u32 } from './values.ts';
 
@@ -210,7 +210,7 @@ function done(
 }
 
 /** `d` with other registers (a literal rather than a spread: one hidden class for all LaneData). */
-const withRegs = (d: LaneData, regs: readonly number[]): LaneData => ({
+const withRegs = (d: LaneData, regs: RegFile): LaneData => ({
   regs,
   preds: d.preds,
   predsUnknown: d.predsUnknown,
@@ -282,13 +282,19 @@ function writeComputed(
   const dst = op.dst;
   const slot = ctx.layout.slot[dst] ?? -1;
   if (dst === RZ || slot < 0 || lanes === 0) return d;
-  const n = ctx.layout.count;
-  const regs = d.regs.slice();
+  // Only Rd's column is copied (`RegFile`); a write that changes no value keeps `d`.
+  const old = d.regs[slot]!;
+  let col: number[] | null = null;
   for (let m = lanes; m !== 0; m &= m - 1) {
     const l = 31 - Math.clz32(m & -m);
-    regs[l * n + slot] = (maybe >>> l) & 1 ? UNKNOWN : laneValue(ctx, op, warp, d, mem, l);
+    const v = (maybe >>> l) & 1 ? UNKNOWN : laneValue(ctx, op, warp, d, mem, l);
+    if (col === null) {
+      if (v === old[l]) continue;
+      col = old.slice();
+    }
+    col[l] = v;
   }
-  return withRegs(d, regs);
+  return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }
 
 /** Writes `value` to Rd for every participating lane (unknown for `maybe` lanes). */
@@ -302,22 +308,31 @@ function writeConst(
 ): LaneData {
   const slot = ctx.layout.slot[dst] ?? -1;
   if (dst === RZ || slot < 0 || lanes === 0) return d;
-  const n = ctx.layout.count;
-  const regs = d.regs.slice();
+  const old = d.regs[slot]!;
+  let col: number[] | null = null;
   for (let m = lanes; m !== 0; m &= m - 1) {
     const l = 31 - Math.clz32(m & -m);
-    regs[l * n + slot] = (maybe >>> l) & 1 ? UNKNOWN : value;
+    const v = (maybe >>> l) & 1 ? UNKNOWN : value;
+    if (col === null) {
+      if (v === old[l]) continue;
+      col = old.slice();
+    }
+    col[l] = v;
   }
-  return withRegs(d, regs);
+  return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }
 
 function writeRegUnknown(ctx: ExecContext, d: LaneData, r: number, lanes: number): LaneData {
   const slot = ctx.layout.slot[r] ?? -1;
   if (slot < 0 || lanes === 0) return d;
-  const regs = d.regs.slice();
-  for (let m = lanes; m !== 0; m &= m - 1)
-    regs[(31 - Math.clz32(m & -m)) * ctx.layout.count + slot] = UNKNOWN;
-  return withRegs(d, regs);
+  const old = d.regs[slot]!;
+  let col: number[] | null = null;
+  for (let m = lanes; m !== 0; m &= m - 1) {
+    const l = 31 - Math.clz32(m & -m);
+    if (old[l] === UNKNOWN) continue;
+    (col ??= old.slice())[l] = UNKNOWN;
+  }
+  return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }
 
 /** Sets predicate `p` on `lanes`: true on `t`, unknown on `u`, false elsewhere in `lanes`. */
@@ -492,26 +507,25 @@ function atomicOrder(
   maybe: number,
   label: string | null,
 ): ExecResult {
-  const n = ctx.layout.count;
   const slot = ctx.layout.slot[op.dst] ?? -1;
   const writes = op.dst !== RZ && slot >= 0;
   let m = mem;
-  let regs: number[] | null = null;
+  let col: number[] | null = null;
   for (let i = 0; i < order.length; i++) {
     const l = order[i]!;
     const a = addrValue(ctx, d, l, op.addr);
     const old = readWord(m, a);
     m = atomicWrite(op, m, a, old, srcValue(ctx, d, l, op.a), srcValue(ctx, d, l, op.b));
-    if (writes) (regs ??= d.regs.slice())[l * n + slot] = old;
+    if (writes) (col ??= d.regs[slot]!.slice())[l] = old;
   }
   for (let r = maybe; r !== 0; r &= r - 1) {
     // A lane that may or may not take part: its result and the word become unknown.
     const l = 31 - Math.clz32(r & -r);
     const a = addrValue(ctx, d, l, op.addr);
     m = a === UNKNOWN ? havocMemory() : writeWord(m, a, UNKNOWN);
-    if (writes) (regs ??= d.regs.slice())[l * n + slot] = UNKNOWN;
+    if (writes) (col ??= d.regs[slot]!.slice())[l] = UNKNOWN;
   }
-  return done(regs === null ? d : withRegs(d, regs), m, pc, active, NONE, label);
+  return done(col === null ? d : withRegs(d, withColumn(d.regs, slot, col)), m, pc, active, NONE, label);
 }
 
 export { u32 };

@@ -340,7 +340,7 @@ function control(
           entries.push([pc + 1, l]);
           continue;
         }
-        const v = d.regs[l * ctx.layout.count + (ctx.layout.slot[op.reg] ?? -1)] ?? 0;
+        const v = d.regs[ctx.layout.slot[op.reg] ?? -1]?.[l] ?? 0;
         const value = op.reg === RZ ? 0 : v;
         let target: number | undefined;
         if (op.kind === 'ret') {
@@ -428,7 +428,7 @@ export function srcValue(ctx: ExecContext, d: LaneData, lane: number, s: Src): n
     case 'reg': {
       if (s.index === RZ) return 0;
       const slot = ctx.layout.slot[s.index] ?? -1;
-      return slot < 0 ? 0 : d.regs[lane * ctx.layout.count + slot]!;
+      return slot < 0 ? 0 : d.regs[slot]![lane]!;
     }
     case 'imm':
       return u32(s.value);

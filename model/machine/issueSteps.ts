@@ -1,5 +1,6 @@
 import type { Op } from '../isa/op.ts';
 import { execute, orderedLanes, predTrue, predUnknown } from '../lanes/execute.ts';
+import { withColumn } from '../lanes/laneData.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Issue } from '../mechanisms/mechanism.ts';
 import type { ItsState } from '../mechanisms/its.ts';
@@ -30,7 +31,7 @@ export type StepsOf = (
  */
 export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
   const { program, ops } = setup.spec;
-  const { ctx, mech, refMech, n, W, full, policyAt, opAt, nSlots, symmetric, widen } = setup;
+  const { ctx, mech, refMech, n, W, full, policyAt, opAt, symmetric, widen } = setup;
   const fmtPc = setup.fmt.pc;
   const { classesOf, forgetting, idRead } = sym;
   const merged = mergedSteps(setup);
@@ -237,10 +238,9 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
           const slot = ctx.layout.slot[op.dst] ?? -1;
           const hit = (anonymous & issue.mask) >>> 0;
           if (slot >= 0 && hit !== 0) {
-            const regs = data.regs.slice();
-            for (let m = hit; m !== 0; m &= m - 1)
-              regs[(31 - Math.clz32(m & -m)) * nSlots + slot] = UNKNOWN;
-            data = { ...data, regs };
+            const col = data.regs[slot]!.slice();
+            for (let m = hit; m !== 0; m &= m - 1) col[31 - Math.clz32(m & -m)] = UNKNOWN;
+            data = { ...data, regs: withColumn(data.regs, slot, col) };
           }
         }
         out.push({
