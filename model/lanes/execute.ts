@@ -92,11 +92,12 @@ const groupsOf = (entries: readonly (readonly [number, number])[]): Group[] => {
 const simple = (pc: number, mask: number, target: number | null, takers: number): Group[] => {
   if (target === null || takers === 0) return mask === 0 ? [] : [{ pc: pc + 1, mask }];
   const rest = (mask & ~takers) >>> 0;
-  const gs: Group[] = [];
-  if (rest !== 0) gs.push({ pc: pc + 1, mask: rest });
   if (target === pc + 1) return [{ pc: pc + 1, mask }];
-  gs.push({ pc: target, mask: takers });
-  return gs.sort((a, b) => a.pc - b.pc);
+  if (rest === 0) return [{ pc: target, mask: takers }];
+  // Ascending PC (`Outcome.groups`), without a sort's scratch: the two groups in order.
+  const fall = { pc: pc + 1, mask: rest };
+  const taken = { pc: target, mask: takers };
+  return target < pc + 1 ? [taken, fall] : [fall, taken];
 };
 
 const NONE: Event = { kind: 'none' };

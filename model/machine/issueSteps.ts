@@ -1,5 +1,5 @@
 import type { Op } from '../isa/op.ts';
-import { execute, orderedLanes, predTrue, predUnknown } from '../lanes/execute.ts';
+import { execute, orderedLanes, predTrue, predUnknown, splitsOnUnknown } from '../lanes/execute.ts';
 import { withColumn } from '../lanes/laneData.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Issue } from '../mechanisms/mechanism.ts';
@@ -105,15 +105,22 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
       // Symbolic split (issue 16): when the lanes of an unknown branch fall into too many classes,
       // the issued lanes forget the values that tell them apart (an over-approximation).
       const forgot = symmetric ? forgetting(warp, op, issue.mask, classesNow) : null;
+      const before = forgot ? forgot.data : warp.data;
+      // `execute` reads the classes only to count the outcomes of a split on unknown predicates
+      // (lanes/execute.ts): they are computed (a canonical sort of the warp) only for such a step.
+      const counted =
+        symmetric &&
+        splitsOnUnknown(op) &&
+        ((predUnknown(before, op.guard) | predUnknown(before, op.pred2)) & issue.mask) !== 0;
       const executed = execute(
         ctx,
         op,
         pc,
         w,
-        forgot ? forgot.data : warp.data,
+        before,
         mem,
         issue.mask,
-        symmetric ? (forgot ? classesOf(forgot) : classesNow()) : null,
+        counted ? (forgot ? classesOf(forgot) : classesNow()) : null,
       );
       // Lane symmetry holds for this step unless lanes of different classes race (laneCanon.ts).
       let orderDependent = false;
