@@ -1,6 +1,6 @@
 import type { Op } from '../isa/op.ts';
 import { execute, orderedLanes, predTrue, predUnknown, splitsOnUnknown } from '../lanes/execute.ts';
-import { withColumn } from '../lanes/laneData.ts';
+import { withColumn, type LaneData } from '../lanes/laneData.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Issue } from '../mechanisms/mechanism.ts';
 import type { ItsState } from '../mechanisms/its.ts';
@@ -9,6 +9,7 @@ import { warpsyncOwnBitGap } from '../lanes/warpsyncOwnBit.ts';
 import type { LaneSymmetry } from './laneSymmetry.ts';
 import type { MachineSetup } from './machineSetup.ts';
 import type { WarpState, WarpStep } from './machineTypes.ts';
+import type { LoopVisits } from './widening.ts';
 import { mergedSteps, NO_EVENT, stopStep } from './mergedIssue.ts';
 import { refinementGap } from './refinement.ts';
 
@@ -250,24 +251,62 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
             data = { ...data, regs: withColumn(data.regs, slot, col) };
           }
         }
-        out.push({
-          issue,
-          group: g,
-          choice: r.choice,
-          unknownChoice,
-          ...(orderDependent ? { orderDependent } : {}),
-          ...(widened ? { widened } : {}),
-          warp: {
-            mech: adv.state,
-            data,
-            ...(ref ? { ref } : {}),
-            ...(loops ? { loops } : {}),
-            ...(anonymous ? { anonymous } : {}),
-          },
-          memory: r.memory,
-          stop: null,
-        });
+        out.push(
+          warpStep(
+            issue,
+            g,
+            r.choice,
+            unknownChoice,
+            orderDependent,
+            widened,
+            warpState(adv.state, data, ref, loops, anonymous),
+            r.memory,
+          ),
+        );
       }
     }
   };
+}
+
+/**
+ * A warp state with only the optional fields that are set (as `{ ...(x ? { x } : {}) }` would
+ * give, without the temporary objects of the spreads: this runs for every step).
+ */
+function warpState(
+  mech: unknown,
+  data: LaneData,
+  ref: ItsState | undefined,
+  loops: LoopVisits | undefined,
+  anonymous: number | undefined,
+): WarpState {
+  const w: { -readonly [K in keyof WarpState]: WarpState[K] } = { mech, data };
+  if (ref) w.ref = ref;
+  if (loops) w.loops = loops;
+  if (anonymous) w.anonymous = anonymous;
+  return w;
+}
+
+/** A step to a successor, with `orderDependent` and `widened` only when true (see `warpState`). */
+function warpStep(
+  issue: Issue,
+  group: number,
+  choice: string | null,
+  unknownChoice: boolean,
+  orderDependent: boolean,
+  widened: boolean,
+  warp: WarpState,
+  memory: Memory,
+): WarpStep {
+  const st: { -readonly [K in keyof WarpStep]: WarpStep[K] } = {
+    issue,
+    group,
+    choice,
+    unknownChoice,
+  } as WarpStep;
+  if (orderDependent) st.orderDependent = true;
+  if (widened) st.widened = true;
+  st.warp = warp;
+  st.memory = memory;
+  st.stop = null;
+  return st;
 }

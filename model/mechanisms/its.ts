@@ -190,7 +190,8 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       const op = ctx.ops[issue.pc]!;
       const ev = outcome.event;
       if (o.barriers !== 'native' || (ev.kind !== 'barrier' && ev.kind !== 'warpsync')) {
-        if (outcome.exited === 0) return { kind: 'ok', state: { ...s, pcs } };
+        if (outcome.exited === 0)
+          return { kind: 'ok', state: { pcs, wait: s.wait, named: s.named, b: s.b } };
         // An exit may complete a barrier the others wait at (SEMANTICS §3.1).
         const wait = s.wait.slice();
         const named = s.named.slice();
