@@ -5,6 +5,8 @@ const MASK = 1;
 /** Tags that start a canonical warp key (never a first number of a plain key of the same machine). */
 const TAG_SORTED = -0x5e01;
 const TAG_IDENTITY = -0x5e02;
+/** Marks a run of zero items in a canonical key (`write`); not an integer, so no mask or PC. */
+const ZERO_RUN = -0.5;
 
 /**
  * Lane symmetry (issue 16; DESIGN.md "Reductions must be sound"): a warp's canonical key under
@@ -246,9 +248,29 @@ export class LaneCanon implements KeySink {
     const W = this.warpSize;
     out.push(sorted ? TAG_SORTED : TAG_IDENTITY);
     out.push(this.n);
+    // The items, each run of zeros (empty lane sets, unused barriers and predicates: most of an
+    // `its` warp's items) as ZERO_RUN and its length; a literal ZERO_RUN is written twice. With
+    // `n` in front, this reads back one way only, so keys stay exact — only shorter, which is
+    // what the visited set stores and hashes for every state.
+    let zeros = 0;
     for (let i = 0; i < this.n; i++) {
-      const v = this.items[i]!;
-      out.push(sorted && this.kinds[i] === MASK ? this.relabel(v) : v);
+      const raw = this.items[i]!;
+      const v = sorted && this.kinds[i] === MASK ? this.relabel(raw) : raw;
+      if (v === 0) {
+        zeros++;
+        continue;
+      }
+      if (zeros > 0) {
+        out.push(ZERO_RUN);
+        out.push(zeros);
+        zeros = 0;
+      }
+      if (v === ZERO_RUN) out.push(ZERO_RUN);
+      out.push(v);
+    }
+    if (zeros > 0) {
+      out.push(ZERO_RUN);
+      out.push(zeros);
     }
     if (!sorted) {
       for (let l = 0; l < W; l++) {
