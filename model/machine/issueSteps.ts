@@ -269,8 +269,8 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
 }
 
 /**
- * A warp state with only the optional fields that are set (as `{ ...(x ? { x } : {}) }` would
- * give, without the temporary objects of the spreads: this runs for every step).
+ * A warp state with only the optional fields that are set; the common shapes without the
+ * temporary objects of conditional spreads (this runs for every step).
  */
 function warpState(
   mech: unknown,
@@ -279,14 +279,19 @@ function warpState(
   loops: LoopVisits | undefined,
   anonymous: number | undefined,
 ): WarpState {
-  const w: { -readonly [K in keyof WarpState]: WarpState[K] } = { mech, data };
-  if (ref) w.ref = ref;
-  if (loops) w.loops = loops;
-  if (anonymous) w.anonymous = anonymous;
-  return w;
+  // Whole literals for the common shapes (fields added later would go to a separate property
+  // store, one more object per stored state).
+  if (!ref && !anonymous) return loops ? { mech, data, loops } : { mech, data };
+  return {
+    mech,
+    data,
+    ...(ref ? { ref } : {}),
+    ...(loops ? { loops } : {}),
+    ...(anonymous ? { anonymous } : {}),
+  };
 }
 
-/** A step to a successor, with `orderDependent` and `widened` only when true (see `warpState`). */
+/** A step to a successor, with `orderDependent` and `widened` only when true (as `warpState`). */
 function warpStep(
   issue: Issue,
   group: number,
@@ -297,16 +302,17 @@ function warpStep(
   warp: WarpState,
   memory: Memory,
 ): WarpStep {
-  const st: { -readonly [K in keyof WarpStep]: WarpStep[K] } = {
+  if (!orderDependent && !widened)
+    return { issue, group, choice, unknownChoice, warp, memory, stop: null };
+  return {
     issue,
     group,
     choice,
     unknownChoice,
-  } as WarpStep;
-  if (orderDependent) st.orderDependent = true;
-  if (widened) st.widened = true;
-  st.warp = warp;
-  st.memory = memory;
-  st.stop = null;
-  return st;
+    ...(orderDependent ? { orderDependent } : {}),
+    ...(widened ? { widened } : {}),
+    warp,
+    memory,
+    stop: null,
+  };
 }
