@@ -132,13 +132,18 @@ export class LaneCanon implements KeySink {
     if (this.member.length < W * words) this.member = new Int32Array(W * words * 2);
     const member = this.member;
     member.fill(0, 0, W * words);
+    // The whole warp is a set every lane is in: it tells no lanes apart and its bit would be the
+    // same in every signature, so it is left out (as the empty set is); the set itself is in the
+    // key's items either way.
+    const full = this.full;
     for (let i = 0, k = 0; i < this.n; i++) {
       if (this.kinds[i] !== MASK) continue;
       const w = (k / 30) | 0;
       const bit = 1 << (k % 30);
-      for (let m = this.items[i]! >>> 0; m !== 0; m &= m - 1)
-        member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
       k++;
+      const m0 = this.items[i]! >>> 0;
+      if (m0 === full) continue;
+      for (let m = m0; m !== 0; m &= m - 1) member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
     }
     this.pinned = pinned;
     this.words = words;
