@@ -525,7 +525,14 @@ function atomicOrder(
     m = a === UNKNOWN ? havocMemory() : writeWord(m, a, UNKNOWN);
     if (writes) (col ??= d.regs[slot]!.slice())[l] = UNKNOWN;
   }
-  return done(col === null ? d : withRegs(d, withColumn(d.regs, slot, col)), m, pc, active, NONE, label);
+  return done(
+    col === null ? d : withRegs(d, withColumn(d.regs, slot, col)),
+    m,
+    pc,
+    active,
+    NONE,
+    label,
+  );
 }
 
 export { u32 };

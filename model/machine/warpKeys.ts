@@ -102,8 +102,7 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
       }
       return;
     }
-    for (let l = 0; l < W; l++)
-      for (let sl = 0; sl < nSlots; sl++) out.lane(l, regs[sl]![l]!);
+    for (let l = 0; l < W; l++) for (let sl = 0; sl < nSlots; sl++) out.lane(l, regs[sl]![l]!);
     for (let p = 0; p < 7; p++) {
       out.mask(d.preds[p]!);
       out.mask(d.predsUnknown[p]!);
