@@ -341,11 +341,21 @@ function writePred(d: LaneData, p: PredRef, lanes: number, t: number, u: number)
   // A negated destination stores the complement (as `!P` reads it back).
   const known = (lanes & ~u) >>> 0;
   const value = p.negated ? (known & ~t) >>> 0 : (t & known) >>> 0;
-  const preds = d.preds.slice();
-  const predsUnknown = d.predsUnknown.slice();
-  preds[p.index] = ((preds[p.index]! & ~lanes) | value) >>> 0;
-  predsUnknown[p.index] = ((predsUnknown[p.index]! & ~lanes) | (u & lanes)) >>> 0;
+  const t1 = ((d.preds[p.index]! & ~lanes) | value) >>> 0;
+  const u1 = ((d.predsUnknown[p.index]! & ~lanes) | (u & lanes)) >>> 0;
+  // Arrays copied only where a value changes: a stored state shares the rest with its predecessor.
+  const preds = t1 === d.preds[p.index] ? d.preds : withWord(d.preds, p.index, t1);
+  const predsUnknown =
+    u1 === d.predsUnknown[p.index] ? d.predsUnknown : withWord(d.predsUnknown, p.index, u1);
+  if (preds === d.preds && predsUnknown === d.predsUnknown) return d;
   return { regs: d.regs, preds, predsUnknown, exited: d.exited, calls: d.calls };
+}
+
+/** `a` with element `i` set to `v` (a copy). */
+function withWord(a: readonly number[], i: number, v: number): number[] {
+  const out = a.slice();
+  out[i] = v;
+  return out;
 }
 
 /** 1 true, 0 false, -1 unknown. */
