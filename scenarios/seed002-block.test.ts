@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readReg } from '../model/lanes/laneData.ts';
 import type { Machine } from '../model/machine/machine.ts';
 import { compact, homeLanes } from '../model/mechanisms/blockMechanism.ts';
 import { machineOf, runListing } from '../model/testing/run.ts';
@@ -161,15 +162,10 @@ describe('the block view', () => {
     const m = machineOf(text, 'lwm');
     let s = m.initial();
     for (let i = 0; i < 4; i++) s = m.successors(s)[0]!.next!;
-    const n = m.ctx.layout.count;
-    const slot = (r: number) => m.ctx.layout.slot[r]!;
-    const regs = s.warps[0]!.data.regs;
-    expect([0, 1, 2, 3, 4, 5, 6, 7].map((t) => regs[t * n + slot(0)])).toEqual([
-      0, 1, 2, 3, 0, 1, 2, 3,
-    ]);
-    expect([0, 1, 2, 3, 4, 5, 6, 7].map((t) => regs[t * n + slot(1)])).toEqual([
-      0, 1, 2, 3, 4, 5, 6, 7,
-    ]);
+    const d = s.warps[0]!.data;
+    const reg = (t: number, r: number) => readReg(d, m.ctx.layout, t, r);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((t) => reg(t, 0))).toEqual([0, 1, 2, 3, 0, 1, 2, 3]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((t) => reg(t, 1))).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
   it('one warp as a block: tbc and lwm issue exactly what simt-stack issues', () => {
     // With K = 1 nothing can be regrouped: TBC's block stack and LWM's large-warp stack are the

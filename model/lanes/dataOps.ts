@@ -3,7 +3,7 @@ import { PT, RZ, type PredRef } from '../isa/program.ts';
 import { STACK_LIMIT, type ExecContext } from './execContext.ts';
 import type { ExecResult, Event } from './execute.ts';
 import { addrValue, atomicWrite, predTrue, predUnknown, srcValue } from './execute.ts';
-import type { LaneData } from './laneData.ts';
+import { withColumn, type LaneData, type RegFile } from './laneData.ts';
 import { emptyMemory, havocMemory, readWord, writeWord, type Memory } from './memory.ts';
 import { UNKNOWN, lanesOf, popcount, u32 } from './values.ts';
 
@@ -211,7 +211,7 @@ function done(
 }
 
 /** `d` with other registers (a literal rather than a spread: one hidden class for all LaneData). */
-const withRegs = (d: LaneData, regs: readonly number[]): LaneData => ({
+const withRegs = (d: LaneData, regs: RegFile): LaneData => ({
   regs,
   preds: d.preds,
   predsUnknown: d.predsUnknown,
@@ -312,13 +312,19 @@ function writeComputed(
   const dst = op.dst;
   const slot = ctx.layout.slot[dst] ?? -1;
   if (dst === RZ || slot < 0 || lanes === 0) return d;
-  const n = ctx.layout.count;
-  const regs = d.regs.slice();
+  // Only Rd's column is copied (`RegFile`); a write that changes no value keeps `d`.
+  const old = d.regs[slot]!;
+  let col: number[] | null = null;
   for (let m = lanes; m !== 0; m &= m - 1) {
     const l = 31 - Math.clz32(m & -m);
-    regs[l * n + slot] = (maybe >>> l) & 1 ? UNKNOWN : laneValue(ctx, op, warp, d, mem, l);
+    const v = (maybe >>> l) & 1 ? UNKNOWN : laneValue(ctx, op, warp, d, mem, l);
+    if (col === null) {
+      if (v === old[l]) continue;
+      col = old.slice();
+    }
+    col[l] = v;
   }
-  return withRegs(d, regs);
+  return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }
 
 /** Writes `value` to Rd for every participating lane (unknown for `maybe` lanes). */
@@ -332,22 +338,31 @@ function writeConst(
 ): LaneData {
   const slot = ctx.layout.slot[dst] ?? -1;
   if (dst === RZ || slot < 0 || lanes === 0) return d;
-  const n = ctx.layout.count;
-  const regs = d.regs.slice();
+  const old = d.regs[slot]!;
+  let col: number[] | null = null;
   for (let m = lanes; m !== 0; m &= m - 1) {
     const l = 31 - Math.clz32(m & -m);
-    regs[l * n + slot] = (maybe >>> l) & 1 ? UNKNOWN : value;
+    const v = (maybe >>> l) & 1 ? UNKNOWN : value;
+    if (col === null) {
+      if (v === old[l]) continue;
+      col = old.slice();
+    }
+    col[l] = v;
   }
-  return withRegs(d, regs);
+  return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }
 
 function writeRegUnknown(ctx: ExecContext, d: LaneData, r: number, lanes: number): LaneData {
   const slot = ctx.layout.slot[r] ?? -1;
   if (slot < 0 || lanes === 0) return d;
-  const regs = d.regs.slice();
-  for (let m = lanes; m !== 0; m &= m - 1)
-    regs[(31 - Math.clz32(m & -m)) * ctx.layout.count + slot] = UNKNOWN;
-  return withRegs(d, regs);
+  const old = d.regs[slot]!;
+  let col: number[] | null = null;
+  for (let m = lanes; m !== 0; m &= m - 1) {
+    const l = 31 - Math.clz32(m & -m);
+    if (old[l] === UNKNOWN) continue;
+    (col ??= old.slice())[l] = UNKNOWN;
+  }
+  return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }
 
 /** Sets predicate `p` on `lanes`: true on `t`, unknown on `u`, false elsewhere in `lanes`. */
@@ -356,11 +371,21 @@ function writePred(d: LaneData, p: PredRef, lanes: number, t: number, u: number)
   // A negated destination stores the complement (as `!P` reads it back).
   const known = (lanes & ~u) >>> 0;
   const value = p.negated ? (known & ~t) >>> 0 : (t & known) >>> 0;
-  const preds = d.preds.slice();
-  const predsUnknown = d.predsUnknown.slice();
-  preds[p.index] = ((preds[p.index]! & ~lanes) | value) >>> 0;
-  predsUnknown[p.index] = ((predsUnknown[p.index]! & ~lanes) | (u & lanes)) >>> 0;
+  const t1 = ((d.preds[p.index]! & ~lanes) | value) >>> 0;
+  const u1 = ((d.predsUnknown[p.index]! & ~lanes) | (u & lanes)) >>> 0;
+  // Arrays copied only where a value changes: a stored state shares the rest with its predecessor.
+  const preds = t1 === d.preds[p.index] ? d.preds : withWord(d.preds, p.index, t1);
+  const predsUnknown =
+    u1 === d.predsUnknown[p.index] ? d.predsUnknown : withWord(d.predsUnknown, p.index, u1);
+  if (preds === d.preds && predsUnknown === d.predsUnknown) return d;
   return { regs: d.regs, preds, predsUnknown, exited: d.exited, calls: d.calls, local: d.local };
+}
+
+/** `a` with element `i` set to `v` (a copy). */
+function withWord(a: readonly number[], i: number, v: number): number[] {
+  const out = a.slice();
+  out[i] = v;
+  return out;
 }
 
 /** 1 true, 0 false, -1 unknown. */
@@ -522,26 +547,32 @@ function atomicOrder(
   maybe: number,
   label: string | null,
 ): ExecResult {
-  const n = ctx.layout.count;
   const slot = ctx.layout.slot[op.dst] ?? -1;
   const writes = op.dst !== RZ && slot >= 0;
   let m = mem;
-  let regs: number[] | null = null;
+  let col: number[] | null = null;
   for (let i = 0; i < order.length; i++) {
     const l = order[i]!;
     const a = addrValue(ctx, d, l, op.addr);
     const old = readWord(m, a);
     m = atomicWrite(op, m, a, old, srcValue(ctx, d, l, op.a), srcValue(ctx, d, l, op.b));
-    if (writes) (regs ??= d.regs.slice())[l * n + slot] = old;
+    if (writes) (col ??= d.regs[slot]!.slice())[l] = old;
   }
   for (let r = maybe; r !== 0; r &= r - 1) {
     // A lane that may or may not take part: its result and the word become unknown.
     const l = 31 - Math.clz32(r & -r);
     const a = addrValue(ctx, d, l, op.addr);
     m = a === UNKNOWN ? havocMemory() : writeWord(m, a, UNKNOWN);
-    if (writes) (regs ??= d.regs.slice())[l * n + slot] = UNKNOWN;
+    if (writes) (col ??= d.regs[slot]!.slice())[l] = UNKNOWN;
   }
-  return done(regs === null ? d : withRegs(d, regs), m, pc, active, NONE, label);
+  return done(
+    col === null ? d : withRegs(d, withColumn(d.regs, slot, col)),
+    m,
+    pc,
+    active,
+    NONE,
+    label,
+  );
 }
 
 export { u32 };

@@ -92,11 +92,12 @@ const groupsOf = (entries: readonly (readonly [number, number])[]): Group[] => {
 const simple = (pc: number, mask: number, target: number | null, takers: number): Group[] => {
   if (target === null || takers === 0) return mask === 0 ? [] : [{ pc: pc + 1, mask }];
   const rest = (mask & ~takers) >>> 0;
-  const gs: Group[] = [];
-  if (rest !== 0) gs.push({ pc: pc + 1, mask: rest });
   if (target === pc + 1) return [{ pc: pc + 1, mask }];
-  gs.push({ pc: target, mask: takers });
-  return gs.sort((a, b) => a.pc - b.pc);
+  if (rest === 0) return [{ pc: target, mask: takers }];
+  // Ascending PC (`Outcome.groups`), without a sort's scratch: the two groups in order.
+  const fall = { pc: pc + 1, mask: rest };
+  const taken = { pc: target, mask: takers };
+  return target < pc + 1 ? [taken, fall] : [fall, taken];
 };
 
 const NONE: Event = { kind: 'none' };
@@ -147,19 +148,15 @@ export function execute(
           message: `${popcount(maybe)} lanes in ${groups.length} classes branch on unknown predicates at pc ${pc}: ${total > 1e15 ? total.toExponential(1) : total} outcomes exceed the branching budget (${ctx.maxAlternatives}); give the inputs in the launch header`,
         },
       ];
-    const lanes = lanesOf(maybe);
+    const lanesText = lanesOf(maybe).join(',');
     const counts = new Array<number>(groups.length).fill(0);
     const out: ExecResult[] = [];
     for (let alt = 0; alt < total; alt++) {
       // Mixed radix, the first group the lowest digit (without classes: bit i = lane i, as before).
       let take = sure;
-      const chosen: number[] = [];
       for (let i = 0; i < groups.length; i++) {
         const g = groups[i]!;
-        for (let j = 0; j < counts[i]!; j++) {
-          take |= 1 << g[j]!;
-          chosen.push(g[j]!);
-        }
+        for (let j = 0; j < counts[i]!; j++) take |= 1 << g[j]!;
       }
       take >>>= 0;
       // The outcome fixes the unknown predicate for these lanes: later instructions that read it
@@ -169,10 +166,17 @@ export function execute(
       const r = controlOp
         ? control(ctx, op, pc, warp, resolved, mem, active, take)
         : evalDataOp(ctx, op, pc, warp, resolved, mem, active, take, 0)[0]!;
-      chosen.sort((a, b) => a - b);
-      const label = classes
-        ? `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate (counted: ${groups.map((g, i) => `${counts[i]} of ${g.length}`).join(', ')})`
-        : `unknown predicate: lanes [${chosen.join(',')}] of [${lanes.join(',')}] participate`;
+      // The chosen lanes, ascending: the bits of `take` among the unknown ones (no array, no sort).
+      let chosen = '';
+      for (let m = (take & maybe) >>> 0; m !== 0; m &= m - 1)
+        chosen += (chosen === '' ? '' : ',') + (31 - Math.clz32(m & -m));
+      let label = `unknown predicate: lanes [${chosen}] of [${lanesText}] participate`;
+      if (classes) {
+        let counted = '';
+        for (let i = 0; i < groups.length; i++)
+          counted += `${i === 0 ? '' : ', '}${counts[i]} of ${groups[i]!.length}`;
+        label += ` (counted: ${counted})`;
+      }
       out.push(r.kind === 'step' ? { ...r, choice: label } : r);
       for (let i = 0; i < groups.length; i++) {
         if (counts[i]! < groups[i]!.length) {
@@ -340,7 +344,7 @@ function control(
           entries.push([pc + 1, l]);
           continue;
         }
-        const v = d.regs[l * ctx.layout.count + (ctx.layout.slot[op.reg] ?? -1)] ?? 0;
+        const v = d.regs[ctx.layout.slot[op.reg] ?? -1]?.[l] ?? 0;
         const value = op.reg === RZ ? 0 : v;
         let target: number | undefined;
         if (op.kind === 'ret') {
@@ -428,7 +432,7 @@ export function srcValue(ctx: ExecContext, d: LaneData, lane: number, s: Src): n
     case 'reg': {
       if (s.index === RZ) return 0;
       const slot = ctx.layout.slot[s.index] ?? -1;
-      return slot < 0 ? 0 : d.regs[lane * ctx.layout.count + slot]!;
+      return slot < 0 ? 0 : d.regs[slot]![lane]!;
     }
     case 'imm':
       return u32(s.value);

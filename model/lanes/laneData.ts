@@ -6,7 +6,7 @@ import type { Memory } from './memory.ts';
 
 /**
  * Which general registers a program touches, mapped to dense slots so that a warp's register
- * file is a small flat array (the explorer copies it on every write and hashes it into every key).
+ * file holds only those (`RegFile`: one column per slot; the explorer hashes it into every key).
  */
 export interface RegisterLayout {
   /** slot[r] = dense index of Rr, or -1 when the program never names it (RZ is always -1). */
@@ -93,12 +93,22 @@ export function registerLayout(ops: readonly Op[], extra: readonly number[] = []
 }
 
 /**
+ * A warp's register file, one column per register slot: `regs[slot][lane]` is a word, or UNKNOWN.
+ *
+ * Columns are immutable and shared between states (issue 16): a step that writes one register
+ * copies that column (W numbers) and the short array of columns, not the whole file (W × slots
+ * numbers, 7.7 KB at W = 32 with 30 slots), so every stored state keeps only the columns it
+ * changed. Writers use `writableColumn` on a copy of the outer array.
+ */
+export type RegFile = readonly (readonly number[])[];
+
+/**
  * One warp's thread state (SEMANTICS §1): registers, predicates, exited lanes, and each lane's
  * stack of return PCs (the call depth is its length). Where a lane *is* belongs to the mechanism.
  */
 export interface LaneData {
-  /** regs[lane * layout.count + slot]: a word, or UNKNOWN. */
-  readonly regs: readonly number[];
+  /** regs[slot][lane]: a word, or UNKNOWN (`RegFile`). */
+  readonly regs: RegFile;
   /** preds[p] for P0..P6: lanes where Pp is known true. */
   readonly preds: readonly number[];
   /** predsUnknown[p]: lanes where Pp is unknown (abstract mode). Disjoint from preds[p]. */
@@ -116,24 +126,32 @@ export interface LaneData {
   readonly local: readonly Memory[] | null;
 }
 
+/** A lane's empty call stack (one array shared by every lane: stacks are never written in place). */
+const NO_CALLS: readonly number[] = [];
+
 /** The initial thread state of warp `k` of a launch. */
 export function initialLaneData(layout: RegisterLayout, launch: Launch, k: number): LaneData {
   const w = launch.warpSize;
-  const regs = new Array<number>(w * layout.count).fill(0);
+  // Every all-zero column is one shared array (columns are never written in place).
+  const zero = zeros(w);
+  const regs: (readonly number[])[] = [];
+  for (let s = 0; s < layout.count; s++) regs.push(zero);
   for (const init of launch.registers) {
     const s = layout.slot[init.reg] ?? -1;
     if (s < 0) continue;
+    const col = regs[s]!.slice();
     for (let l = 0; l < w; l++) {
       const tid = k * w + l;
-      if (!init.threads || init.threads.includes(tid)) regs[l * layout.count + s] = u32(init.value);
+      if (!init.threads || init.threads.includes(tid)) col[l] = u32(init.value);
     }
+    regs[s] = col;
   }
   return {
     regs,
     preds: [0, 0, 0, 0, 0, 0, 0],
     predsUnknown: [0, 0, 0, 0, 0, 0, 0],
     exited: 0,
-    calls: Array.from({ length: w }, () => []),
+    calls: Array.from({ length: w }, () => NO_CALLS),
     local: null,
   };
 }
@@ -141,7 +159,32 @@ export function initialLaneData(layout: RegisterLayout, launch: Launch, k: numbe
 /** The value of register `r` in `lane` (RZ and registers the program never names read 0). */
 export function readReg(d: LaneData, layout: RegisterLayout, lane: number, r: number): number {
   const s = layout.slot[r] ?? -1;
-  return s < 0 ? 0 : d.regs[lane * layout.count + s]!;
+  return s < 0 ? 0 : d.regs[s]![lane]!;
+}
+
+/** A packed array of `n` zeros (a literal loop: `new Array(n).fill` would make it holey). */
+function zeros(n: number): number[] {
+  const a: number[] = [];
+  for (let i = 0; i < n; i++) a.push(0);
+  return a;
+}
+
+/**
+ * Column `slot` of `out` ready to be written: `out` is a fresh copy of `from` (the outer array,
+ * `from.slice()`), and the column is copied on its first write (while `out[slot]` is still the
+ * shared column of `from`). Columns of `from` are never written in place.
+ */
+export function writableColumn(out: number[][], from: RegFile, slot: number): number[] {
+  const col = out[slot]!;
+  if (col !== from[slot]) return col;
+  return (out[slot] = col.slice());
+}
+
+/** `regs` with column `slot` replaced by `col` (the outer array copied; every other column shared). */
+export function withColumn(regs: RegFile, slot: number, col: readonly number[]): RegFile {
+  const out = regs.slice();
+  out[slot] = col;
+  return out;
 }
 
 export { UNKNOWN };

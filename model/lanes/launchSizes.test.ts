@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { machineOf, load } from '../testing/run.ts';
+import { readReg } from './laneData.ts';
 
 /** R0..R3 after the four loads, lane 0 of warp 0. */
 function sizes(text: string): number[] {
@@ -13,8 +14,7 @@ function sizes(text: string): number[] {
   let s = m.initial();
   for (let i = 0; i < 4; i++) s = m.successors(s)[0]!.next!;
   const d = s.warps[0]!.data;
-  const slot = (r: number) => m.ctx.layout.slot[r]!;
-  return [0, 1, 2, 3].map((r) => d.regs[slot(r)]!);
+  return [0, 1, 2, 3].map((r) => readReg(d, m.ctx.layout, 0, r));
 }
 
 const listing = (flags: string, header: string, offsets: readonly number[]) =>

@@ -1,5 +1,6 @@
 import type { Op } from '../isa/op.ts';
-import { execute, orderedLanes, predTrue, predUnknown } from '../lanes/execute.ts';
+import { execute, orderedLanes, predTrue, predUnknown, splitsOnUnknown } from '../lanes/execute.ts';
+import { withColumn, type LaneData } from '../lanes/laneData.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Issue } from '../mechanisms/mechanism.ts';
 import type { ItsState } from '../mechanisms/its.ts';
@@ -8,6 +9,7 @@ import { warpsyncOwnBitGap } from '../lanes/warpsyncOwnBit.ts';
 import type { LaneSymmetry } from './laneSymmetry.ts';
 import type { MachineSetup } from './machineSetup.ts';
 import type { WarpState, WarpStep } from './machineTypes.ts';
+import type { LoopVisits } from './widening.ts';
 import { mergedSteps, NO_EVENT, stopStep } from './mergedIssue.ts';
 import { refinementGap } from './refinement.ts';
 
@@ -30,7 +32,7 @@ export type StepsOf = (
  */
 export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
   const { program, ops } = setup.spec;
-  const { ctx, mech, refMech, n, W, full, policyAt, opAt, nSlots, symmetric, widen } = setup;
+  const { ctx, mech, refMech, n, W, full, policyAt, opAt, symmetric, widen } = setup;
   const fmtPc = setup.fmt.pc;
   const { classesOf, forgetting, idRead } = sym;
   const merged = mergedSteps(setup);
@@ -104,15 +106,22 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
       // Symbolic split (issue 16): when the lanes of an unknown branch fall into too many classes,
       // the issued lanes forget the values that tell them apart (an over-approximation).
       const forgot = symmetric ? forgetting(warp, op, issue.mask, classesNow) : null;
+      const before = forgot ? forgot.data : warp.data;
+      // `execute` reads the classes only to count the outcomes of a split on unknown predicates
+      // (lanes/execute.ts): they are computed (a canonical sort of the warp) only for such a step.
+      const counted =
+        symmetric &&
+        splitsOnUnknown(op) &&
+        ((predUnknown(before, op.guard) | predUnknown(before, op.pred2)) & issue.mask) !== 0;
       const executed = execute(
         ctx,
         op,
         pc,
         w,
-        forgot ? forgot.data : warp.data,
+        before,
         mem,
         issue.mask,
-        symmetric ? (forgot ? classesOf(forgot) : classesNow()) : null,
+        counted ? (forgot ? classesOf(forgot) : classesNow()) : null,
       );
       // Lane symmetry holds for this step unless lanes of different classes race (laneCanon.ts).
       let orderDependent = false;
@@ -237,30 +246,73 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
           const slot = ctx.layout.slot[op.dst] ?? -1;
           const hit = (anonymous & issue.mask) >>> 0;
           if (slot >= 0 && hit !== 0) {
-            const regs = data.regs.slice();
-            for (let m = hit; m !== 0; m &= m - 1)
-              regs[(31 - Math.clz32(m & -m)) * nSlots + slot] = UNKNOWN;
-            data = { ...data, regs };
+            const col = data.regs[slot]!.slice();
+            for (let m = hit; m !== 0; m &= m - 1) col[31 - Math.clz32(m & -m)] = UNKNOWN;
+            data = { ...data, regs: withColumn(data.regs, slot, col) };
           }
         }
-        out.push({
-          issue,
-          group: g,
-          choice: r.choice,
-          unknownChoice,
-          ...(orderDependent ? { orderDependent } : {}),
-          ...(widened ? { widened } : {}),
-          warp: {
-            mech: adv.state,
-            data,
-            ...(ref ? { ref } : {}),
-            ...(loops ? { loops } : {}),
-            ...(anonymous ? { anonymous } : {}),
-          },
-          memory: r.memory,
-          stop: null,
-        });
+        out.push(
+          warpStep(
+            issue,
+            g,
+            r.choice,
+            unknownChoice,
+            orderDependent,
+            widened,
+            warpState(adv.state, data, ref, loops, anonymous),
+            r.memory,
+          ),
+        );
       }
     }
+  };
+}
+
+/**
+ * A warp state with only the optional fields that are set; the common shapes without the
+ * temporary objects of conditional spreads (this runs for every step).
+ */
+function warpState(
+  mech: unknown,
+  data: LaneData,
+  ref: ItsState | undefined,
+  loops: LoopVisits | undefined,
+  anonymous: number | undefined,
+): WarpState {
+  // Whole literals for the common shapes (fields added later would go to a separate property
+  // store, one more object per stored state).
+  if (!ref && !anonymous) return loops ? { mech, data, loops } : { mech, data };
+  return {
+    mech,
+    data,
+    ...(ref ? { ref } : {}),
+    ...(loops ? { loops } : {}),
+    ...(anonymous ? { anonymous } : {}),
+  };
+}
+
+/** A step to a successor, with `orderDependent` and `widened` only when true (as `warpState`). */
+function warpStep(
+  issue: Issue,
+  group: number,
+  choice: string | null,
+  unknownChoice: boolean,
+  orderDependent: boolean,
+  widened: boolean,
+  warp: WarpState,
+  memory: Memory,
+): WarpStep {
+  if (!orderDependent && !widened)
+    return { issue, group, choice, unknownChoice, warp, memory, stop: null };
+  return {
+    issue,
+    group,
+    choice,
+    unknownChoice,
+    ...(orderDependent ? { orderDependent } : {}),
+    ...(widened ? { widened } : {}),
+    warp,
+    memory,
+    stop: null,
   };
 }

@@ -5,6 +5,8 @@ const MASK = 1;
 /** Tags that start a canonical warp key (never a first number of a plain key of the same machine). */
 const TAG_SORTED = -0x5e01;
 const TAG_IDENTITY = -0x5e02;
+/** Marks a run of zero items in a canonical key (`write`); not an integer, so no mask or PC. */
+const ZERO_RUN = -0.5;
 
 /**
  * Lane symmetry (issue 16; DESIGN.md "Reductions must be sound"): a warp's canonical key under
@@ -42,8 +44,17 @@ export class LaneCanon implements KeySink {
   private identity = false;
   private readonly order: number[];
   private readonly pos: Int32Array;
-  private sig: Float64Array[] = [];
-  private sigLen: Int32Array;
+  /** The `pinned` argument of the last `sort`, and the number of membership words per lane. */
+  private pinned = 0;
+  private words = 0;
+  /** Scratch of `sort`: runs of equal signatures as linked lists. */
+  private readonly runFirst: Int32Array;
+  private readonly runLast: Int32Array;
+  private readonly runNext: Int32Array;
+  private readonly runOrder: Int32Array;
+  /** After `sort`: run r is order[runStart[r] .. runStart[r + 1] - 1]; `runs` runs in all. */
+  private readonly runStart: Int32Array;
+  private runs = 0;
   /** Lane-set membership words, `words` per lane (scratch of `sort`). */
   private member = new Int32Array(64);
   private readonly full: number;
@@ -62,8 +73,11 @@ export class LaneCanon implements KeySink {
     this.laneLen = new Int32Array(warpSize);
     this.order = Array.from({ length: warpSize }, (_, l) => l);
     this.pos = new Int32Array(warpSize);
-    this.sig = Array.from({ length: warpSize }, () => new Float64Array(64));
-    this.sigLen = new Int32Array(warpSize);
+    this.runFirst = new Int32Array(warpSize);
+    this.runLast = new Int32Array(warpSize);
+    this.runNext = new Int32Array(warpSize);
+    this.runOrder = new Int32Array(warpSize);
+    this.runStart = new Int32Array(warpSize + 1);
   }
 
   reset(): void {
@@ -118,58 +132,113 @@ export class LaneCanon implements KeySink {
     if (this.member.length < W * words) this.member = new Int32Array(W * words * 2);
     const member = this.member;
     member.fill(0, 0, W * words);
+    // The whole warp is a set every lane is in: it tells no lanes apart and its bit would be the
+    // same in every signature, so it is left out (as the empty set is); the set itself is in the
+    // key's items either way.
+    const full = this.full;
     for (let i = 0, k = 0; i < this.n; i++) {
       if (this.kinds[i] !== MASK) continue;
       const w = (k / 30) | 0;
       const bit = 1 << (k % 30);
-      for (let m = this.items[i]! >>> 0; m !== 0; m &= m - 1)
-        member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
       k++;
+      const m0 = this.items[i]! >>> 0;
+      if (m0 === full) continue;
+      for (let m = m0; m !== 0; m &= m - 1) member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
     }
+    this.pinned = pinned;
+    this.words = words;
+    // Lanes with equal signatures into runs (lane order within a run): each lane is compared with
+    // the first lane of each run so far (a comparison of unequal signatures stops at their first
+    // difference), so W equal lanes cost W − 1 comparisons, not the O(W²) of sorting them one by
+    // one, and no signature is copied.
+    const { runFirst, runNext, runLast } = this;
+    let runs = 0;
     for (let l = 0; l < W; l++) {
-      const len = this.laneLen[l]!;
-      const need = 3 + len + words;
-      let s = this.sig[l]!;
-      if (s.length < need) this.sig[l] = s = new Float64Array(need * 2);
-      let j = 0;
-      if ((pinned >>> l) & 1) {
-        s[j++] = 0;
-        s[j++] = l;
-      } else s[j++] = 1;
-      const kept = this.unsound === 'drop-lane-values' ? 0 : len;
-      s[j++] = kept;
-      const vals = this.laneVals[l]!;
-      for (let i = 0; i < kept; i++) s[j++] = vals[i]!;
-      for (let w = 0; w < words; w++) s[j++] = member[l * words + w]!;
-      this.sigLen[l] = j;
+      runNext[l] = -1;
+      let r = 0;
+      for (; r < runs; r++) {
+        const a = runFirst[r]!;
+        if (this.compare(a, l) === 0) break;
+      }
+      if (r === runs) {
+        runFirst[runs++] = l;
+        runLast[r] = l;
+      } else {
+        runNext[runLast[r]!] = l;
+        runLast[r] = l;
+      }
     }
-    const order = this.order;
-    for (let l = 0; l < W; l++) order[l] = l;
-    // Insertion sort (W ≤ 32); stable, so equal signatures keep their lane order.
-    for (let i = 1; i < W; i++) {
-      const x = order[i]!;
+    // The runs sorted by signature (insertion sort over distinct signatures), then laid out in
+    // that order: the same order as a stable sort of the lanes by signature.
+    const sorted = this.runOrder;
+    for (let i = 0; i < runs; i++) {
+      const x = i;
       let j = i - 1;
-      while (j >= 0 && this.compare(order[j]!, x) > 0) {
-        order[j + 1] = order[j]!;
+      while (j >= 0 && this.compare(runFirst[sorted[j]!]!, runFirst[x]!) > 0) {
+        sorted[j + 1] = sorted[j]!;
         j--;
       }
-      order[j + 1] = x;
+      sorted[j + 1] = x;
     }
+    const order = this.order;
+    const runStart = this.runStart;
+    let k = 0;
+    for (let i = 0; i < runs; i++) {
+      runStart[i] = k;
+      for (let l = runFirst[sorted[i]!]!; l >= 0; l = runNext[l]!) order[k++] = l;
+    }
+    runStart[runs] = W;
+    this.runs = runs;
     for (let i = 0; i < W; i++) this.pos[order[i]!] = i;
     return true;
   }
 
+  /**
+   * Lane `l`'s signature (valid after `sort`), written out: `[0, l]` for a pinned lane, `[1]`
+   * otherwise; the number of its own values and the values in the order written; its membership
+   * words (bit k of word w: the lane is in lane set 30·w + k).
+   */
+  private writeSignature(out: KeyWriter, l: number): void {
+    if ((this.pinned >>> l) & 1) {
+      out.push(0);
+      out.push(l);
+    } else out.push(1);
+    const kept = this.unsound === 'drop-lane-values' ? 0 : this.laneLen[l]!;
+    out.push(kept);
+    const vals = this.laneVals[l]!;
+    for (let i = 0; i < kept; i++) out.push(vals[i]!);
+    const words = this.words;
+    for (let w = 0; w < words; w++) out.push(this.member[l * words + w]!);
+  }
+
+  /**
+   * Lexicographic order of the signatures of lanes `a` and `b` (`writeSignature`), read in place.
+   * Pinned lanes come first, by number; then by the number of values (so the values, then the
+   * membership words, line up), the values, the membership words.
+   */
   private compare(a: number, b: number): number {
-    const la = this.sigLen[a]!;
-    const lb = this.sigLen[b]!;
-    const sa = this.sig[a]!;
-    const sb = this.sig[b]!;
-    const n = Math.min(la, lb);
-    for (let i = 0; i < n; i++) {
-      const d = sa[i]! - sb[i]!;
+    const pa = (this.pinned >>> a) & 1;
+    const pb = (this.pinned >>> b) & 1;
+    if (pa !== pb) return pb - pa;
+    if (pa === 1) return a - b;
+    if (this.unsound !== 'drop-lane-values') {
+      const la = this.laneLen[a]!;
+      const d = la - this.laneLen[b]!;
       if (d !== 0) return d;
+      const va = this.laneVals[a]!;
+      const vb = this.laneVals[b]!;
+      for (let i = 0; i < la; i++) {
+        const x = va[i]! - vb[i]!;
+        if (x !== 0) return x;
+      }
     }
-    return la - lb;
+    const words = this.words;
+    const member = this.member;
+    for (let w = 0; w < words; w++) {
+      const x = member[a * words + w]! - member[b * words + w]!;
+      if (x !== 0) return x;
+    }
+    return 0;
   }
 
   private relabel(m: number): number {
@@ -184,9 +253,29 @@ export class LaneCanon implements KeySink {
     const W = this.warpSize;
     out.push(sorted ? TAG_SORTED : TAG_IDENTITY);
     out.push(this.n);
+    // The items, each run of zeros (empty lane sets, unused barriers and predicates: most of an
+    // `its` warp's items) as ZERO_RUN and its length; a literal ZERO_RUN is written twice. With
+    // `n` in front, this reads back one way only, so keys stay exact — only shorter, which is
+    // what the visited set stores and hashes for every state.
+    let zeros = 0;
     for (let i = 0; i < this.n; i++) {
-      const v = this.items[i]!;
-      out.push(sorted && this.kinds[i] === MASK ? this.relabel(v) : v);
+      const raw = this.items[i]!;
+      const v = sorted && this.kinds[i] === MASK ? this.relabel(raw) : raw;
+      if (v === 0) {
+        zeros++;
+        continue;
+      }
+      if (zeros > 0) {
+        out.push(ZERO_RUN);
+        out.push(zeros);
+        zeros = 0;
+      }
+      if (v === ZERO_RUN) out.push(ZERO_RUN);
+      out.push(v);
+    }
+    if (zeros > 0) {
+      out.push(ZERO_RUN);
+      out.push(zeros);
     }
     if (!sorted) {
       for (let l = 0; l < W; l++) {
@@ -198,15 +287,11 @@ export class LaneCanon implements KeySink {
       return;
     }
     // The sorted signatures, runs of equal ones once with their count.
-    for (let i = 0; i < W;) {
+    for (let r = 0; r < this.runs; r++) {
+      const i = this.runStart[r]!;
       const a = this.order[i]!;
-      let j = i + 1;
-      while (j < W && this.compare(a, this.order[j]!) === 0) j++;
-      out.push(j - i);
-      const len = this.sigLen[a]!;
-      const s = this.sig[a]!;
-      for (let k = 0; k < len; k++) out.push(s[k]!);
-      i = j;
+      out.push(this.runStart[r + 1]! - i);
+      this.writeSignature(out, a);
     }
   }
 
@@ -218,16 +303,10 @@ export class LaneCanon implements KeySink {
     const W = this.warpSize;
     if (!this.sort(pinned)) return Array.from({ length: W }, (_, l) => (1 << l) >>> 0);
     const out: number[] = [];
-    for (let i = 0; i < W;) {
-      const a = this.order[i]!;
-      let m = (1 << a) >>> 0;
-      let j = i + 1;
-      while (j < W && this.compare(a, this.order[j]!) === 0) {
-        m = (m | (1 << this.order[j]!)) >>> 0;
-        j++;
-      }
-      out.push(m);
-      i = j;
+    for (let r = 0; r < this.runs; r++) {
+      let m = 0;
+      for (let i = this.runStart[r]!; i < this.runStart[r + 1]!; i++) m |= 1 << this.order[i]!;
+      out.push(m >>> 0);
     }
     return out;
   }

@@ -95,12 +95,14 @@ export function laneSymmetry(setup: MachineSetup, writeWarp: WarpWriter): LaneSy
     if (total <= ctx.maxAlternatives) return null;
     const lanes = lanesOf((issued & ~d.exited) >>> 0);
     if (lanes.length < 2) return null;
-    let regs: number[] | null = null;
+    let regs: (readonly number[])[] | null = null;
     for (let sl = 0; sl < nSlots; sl++) {
-      const v = d.regs[lanes[0]! * nSlots + sl]!;
-      if (lanes.every((l) => d.regs[l * nSlots + sl] === v)) continue;
-      regs ??= d.regs.slice();
-      for (const l of lanes) regs[l * nSlots + sl] = UNKNOWN;
+      const col = d.regs[sl]!;
+      const v = col[lanes[0]!]!;
+      if (lanes.every((l) => col[l] === v)) continue;
+      const next = col.slice();
+      for (const l of lanes) next[l] = UNKNOWN;
+      (regs ??= d.regs.slice())[sl] = next;
     }
     let preds: number[] | null = null;
     let unknown: number[] | null = null;

@@ -111,10 +111,11 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
       const liveLanes = ~d.exited;
       for (let sl = 0; sl < nSlots; sl++) {
         let m = slotLanes[sl]! & liveLanes;
+        const col = regs[sl]!;
         while (m !== 0) {
           const l = 31 - Math.clz32(m & -m);
           m &= m - 1;
-          out.lane(l, regs[l * nSlots + sl]!);
+          out.lane(l, col[l]!);
         }
       }
       for (let p = 0; p < 7; p++) {
@@ -124,8 +125,7 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
       }
       return;
     }
-    for (let l = 0; l < W; l++)
-      for (let sl = 0; sl < nSlots; sl++) out.lane(l, regs[l * nSlots + sl]!);
+    for (let l = 0; l < W; l++) for (let sl = 0; sl < nSlots; sl++) out.lane(l, regs[sl]![l]!);
     for (let p = 0; p < 7; p++) {
       out.mask(d.preds[p]!);
       out.mask(d.predsUnknown[p]!);

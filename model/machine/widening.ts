@@ -1,5 +1,5 @@
 import type { Op } from '../isa/op.ts';
-import type { LaneData, RegisterLayout } from '../lanes/laneData.ts';
+import { writableColumn, type LaneData, type RegisterLayout } from '../lanes/laneData.ts';
 import type { Outcome } from '../lanes/execute.ts';
 import { UNKNOWN } from '../lanes/values.ts';
 import type { Policy } from '../mechanisms/mechanism.ts';
@@ -116,7 +116,7 @@ export function widening(
         flagged = (flagged & ~g.mask) >>> 0;
         if (turning === 0) continue;
         const w = loopWrites(g.pc, pc);
-        let regs: number[] | null = null;
+        let regs: number[][] | null = null;
         let preds: number[] | null = null;
         let unknown: number[] | null = null;
         for (let m = turning; m !== 0; m &= m - 1) {
@@ -129,9 +129,9 @@ export function widening(
           // Forget what the loop writes, for this lane (SEMANTICS §5: unknown values).
           for (let s = 0; s < slots; s++) {
             if (!((w.regs[s >>> 5]! >>> (s & 31)) & 1)) continue;
-            const i = l * slots + s;
-            if (d.regs[i] === forgotten) continue;
-            (regs ??= d.regs.slice())[i] = forgotten;
+            if (d.regs[s]![l] === forgotten) continue;
+            regs ??= d.regs.slice() as number[][];
+            writableColumn(regs, d.regs, s)[l] = forgotten;
             widened = true;
           }
           for (let p = 0; p < 7; p++) {

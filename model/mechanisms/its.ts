@@ -106,6 +106,16 @@ function release(
   return null;
 }
 
+/**
+ * `next` (a working copy of `prev`), or `prev` itself when no element changed: a stored state
+ * then shares the array with its predecessor instead of keeping a copy (issue 16: memory per
+ * state at W = 32).
+ */
+function kept(next: readonly number[], prev: readonly number[]): readonly number[] {
+  for (let i = 0; i < next.length; i++) if (next[i] !== prev[i]) return next;
+  return prev;
+}
+
 /** `its`'s `lanePcs` and `fairPlaces`: each live lane at its PC. */
 function itsLanePcs(s: ItsState, visit: (pc: number, mask: number) => void): void {
   // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.
@@ -193,13 +203,17 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       const op = ctx.ops[issue.pc]!;
       const ev = outcome.event;
       if (o.barriers !== 'native' || (ev.kind !== 'barrier' && ev.kind !== 'warpsync')) {
-        if (outcome.exited === 0) return { kind: 'ok', state: { ...s, pcs } };
+        if (outcome.exited === 0)
+          return { kind: 'ok', state: { pcs, wait: s.wait, named: s.named, b: s.b } };
         // An exit may complete a barrier the others wait at (SEMANTICS §3.1).
         const wait = s.wait.slice();
         const named = s.named.slice();
         const ub = release(pcs, wait, named, s.b, exited);
         if (ub) return stop('undefined-behavior', ub);
-        return { kind: 'ok', state: { pcs, wait, named, b: s.b } };
+        return {
+          kind: 'ok',
+          state: { pcs, wait: kept(wait, s.wait), named: kept(named, s.named), b: s.b },
+        };
       }
       const wait = s.wait.slice();
       const named = s.named.slice();
@@ -280,7 +294,10 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       }
       const ub = release(pcs, wait, named, b, exited);
       if (ub) return stop('undefined-behavior', ub);
-      return { kind: 'ok', state: { pcs, wait, named, b } };
+      return {
+        kind: 'ok',
+        state: { pcs, wait: kept(wait, s.wait), named: kept(named, s.named), b },
+      };
     },
     ready(s) {
       let m = 0;

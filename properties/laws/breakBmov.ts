@@ -1,3 +1,4 @@
+import { readReg } from '../../model/lanes/laneData.ts';
 import { predTrue } from '../../model/lanes/execute.ts';
 import type { Machine, MachineState, Transition } from '../../model/machine/machine.ts';
 import type { HanoiState } from '../../model/mechanisms/hanoi.ts';
@@ -33,15 +34,14 @@ function problem(
   if (mech !== 'hanoi') return null;
   const a = wa.mech as HanoiState;
   const b = wb.mech as HanoiState;
-  const n = m.ctx.layout.count;
   if (op.kind === 'bmov-from-barrier')
     for (const l of lanesOf(running)) {
-      const got = wb.data.regs[l * n + m.ctx.layout.slot[op.dst]!];
+      const got = readReg(wb.data, m.ctx.layout, l, op.dst);
       if (got !== a.b[op.barrier])
         return `BMOV R${op.dst}, B${op.barrier}: lane ${l} got ${got}, B${op.barrier} held ${a.b[op.barrier]}`;
     }
   if (op.kind === 'bmov-to-barrier' && op.src.kind === 'reg' && running) {
-    const value = wa.data.regs[lanesOf(running)[0]! * n + m.ctx.layout.slot[op.src.index]!]!;
+    const value = readReg(wa.data, m.ctx.layout, lanesOf(running)[0]!, op.src.index);
     const expect = (value & full & ~b.finished) >>> 0;
     if (b.b[op.barrier] !== expect)
       return `BMOV B${op.barrier}, R${op.src.index}: B${op.barrier} = ${m.fmt.mask(b.b[op.barrier]!)}, expected ${m.fmt.mask(expect)} (the value minus finished lanes)`;
