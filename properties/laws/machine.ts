@@ -11,6 +11,8 @@ import {
   type LoadedProgram,
 } from '../../model/scenario/loadProgram.ts';
 import { machineFor } from '../../model/scenario/session.ts';
+import type { Launch } from '../../model/lanes/launch.ts';
+import { RecentCache } from './recentCache.ts';
 import type { GeneratedKernel, LawOutcome } from './types.ts';
 
 export interface Built {
@@ -18,23 +20,46 @@ export interface Built {
   readonly loaded: LoadedProgram;
 }
 
-/** The machine of `kernel` on `mechanism`; a generated kernel that does not load is a generator bug. */
+/** Programs loaded from kernel texts, and their launches (a pure function of the text). */
+const loadedCache = new RecentCache<{ loaded: LoadedProgram; launch: Launch }>(256);
+/** Machines by mechanism, options, refinement and text (`createMachine` is pure). */
+const machineCache = new RecentCache<Built>(256);
+
+/** `kernel.text` parsed, decoded and analysed, with its launch; cached by text. */
+function loadKernel(text: string): { loaded: LoadedProgram; launch: Launch } {
+  return loadedCache.get(text, () => {
+    const loaded = loadProgram(text, 'generated.sass');
+    if (!loaded.ok)
+      throw new Error(
+        `generated kernel does not load:\n${loaded.error.map(formatDiagnostic).join('\n')}\n${text}`,
+      );
+    const launch = resolveLaunch(loaded.value.header);
+    if (!launch.ok) throw new Error(`generated kernel's launch: ${launch.error.join('; ')}`);
+    return { loaded: loaded.value, launch: launch.value };
+  });
+}
+
+/**
+ * The machine of `kernel` on `mechanism`; a generated kernel that does not load is a generator bug.
+ * Built once for recent (text, mechanism, options, refinement): a law asks for the same machine
+ * several times per kernel, and every mechanism's campaign reloads the same texts.
+ */
 export function build(
   kernel: GeneratedKernel,
   mechanism: string,
   options: Readonly<Record<string, string>>,
   refine = true,
 ): Built {
-  const loaded = loadProgram(kernel.text, 'generated.sass');
-  if (!loaded.ok)
-    throw new Error(
-      `generated kernel does not load:\n${loaded.error.map(formatDiagnostic).join('\n')}\n${kernel.text}`,
-    );
-  const launch = resolveLaunch(loaded.value.header);
-  if (!launch.ok) throw new Error(`generated kernel's launch: ${launch.error.join('; ')}`);
-  const m = machineFor(loaded.value, launch.value, mechanism, options, 'ascending', false, refine);
-  if (!m.ok) throw new Error(m.error.join('; '));
-  return { machine: m.value, loaded: loaded.value };
+  const opts = Object.keys(options)
+    .sort()
+    .map((k) => `${k}=${options[k]}`)
+    .join(',');
+  return machineCache.get(`${mechanism}\n${refine}\n${opts}\n${kernel.text}`, () => {
+    const { loaded, launch } = loadKernel(kernel.text);
+    const m = machineFor(loaded, launch, mechanism, options, 'ascending', false, refine);
+    if (!m.ok) throw new Error(m.error.join('; '));
+    return { machine: m.value, loaded };
+  });
 }
 
 /** One reachable transition, with the schedule (choice indices) that reaches `pre`. */
