@@ -20,9 +20,12 @@ export interface Built {
   readonly loaded: LoadedProgram;
 }
 
-/** Programs loaded from kernel texts, and their launches (a pure function of the text). */
-const loadedCache = new RecentCache<{ loaded: LoadedProgram; launch: Launch }>(256);
-/** Machines by mechanism, options, refinement and text (`createMachine` is pure). */
+/**
+ * Programs loaded from kernel texts, and their launches (a pure function of the text): about 30 KB
+ * each, so the 1,024 most recent hold a 40-run campaign's texts for every mechanism of a law.
+ */
+const loadedCache = new RecentCache<{ loaded: LoadedProgram; launch: Launch }>(1024);
+/** Machines by mechanism, options, refinement and text (`createMachine` is pure; ~25 KB each). */
 const machineCache = new RecentCache<Built>(256);
 
 /** `kernel.text` parsed, decoded and analysed, with its launch; cached by text. */

@@ -4,6 +4,9 @@
  * logs only grow), so the reference `its` — whose schedules are many — is searched in the few
  * states that stay on the wanted log. Used by the reconvergence cases and by law P9 on `its`.
  */
+import { VectorTable } from '../../model/explore/tables.ts';
+import { KeyWriter } from '../../model/machine/key.ts';
+import type { Memory } from '../../model/lanes/memory.ts';
 import type { Machine, MachineState } from '../../model/machine/machine.ts';
 import { logProgress, type LaneLog } from './ballotLog.ts';
 
@@ -13,6 +16,38 @@ export interface ReachResult {
   /** States visited; a budget reached (`exhausted: false`) means `found: false` proves nothing. */
   readonly states: number;
   readonly exhausted: boolean;
+}
+
+/**
+ * The states a search has met, exactly as `Machine.key` tells them apart (each warp's unreduced
+ * `warpKey`, then the memory's key), without building that key as a string per state: a memory is
+ * interned once as a number vector and stands in the state's vector as its id, and a memory object
+ * met before (most steps leave memory as they found it: memories are persistent) is not keyed again.
+ */
+class StateSet {
+  private readonly states = new VectorTable();
+  private readonly memories = new VectorTable();
+  private readonly memIds = new WeakMap<Memory, number>();
+  private readonly kw = new KeyWriter();
+
+  constructor(private readonly m: Machine) {}
+
+  /** Adds `s`; false when an equal state was added before. */
+  add(s: MachineState): boolean {
+    const kw = this.kw;
+    let mem = this.memIds.get(s.memory);
+    if (mem === undefined) {
+      kw.reset();
+      this.m.memoryKey(s.memory, kw);
+      mem = this.memories.intern(kw.buf, kw.length);
+      this.memIds.set(s.memory, mem);
+    }
+    kw.reset();
+    for (const w of s.warps) this.m.warpKey(w, kw, false);
+    kw.push(mem);
+    const before = this.states.size;
+    return this.states.intern(kw.buf, kw.length) === before;
+  }
 }
 
 /** Searches the schedules of `m` for a terminated run whose logs equal `want`. */
@@ -29,7 +64,7 @@ export function reachesLog(
     const f = fns.findIndex((x) => pc >= x.start && pc < x.end);
     return (fns.length - f) * 1_000_000 + pc;
   };
-  const seen = new Set<string>();
+  const seen = new StateSet(m);
   const lengths = new Int32Array(threads);
   // Only states whose logs are still prefixes of the wanted ones are pushed (a successor that
   // diverges is dropped before it is keyed: the logs only grow, so nothing after it can match);
@@ -41,9 +76,7 @@ export function reachesLog(
   let states = 0;
   while (stack.length > 0) {
     const s = stack.pop()!;
-    const k = m.key(s);
-    if (seen.has(k)) continue;
-    seen.add(k);
+    if (!seen.add(s)) continue;
     if (++states > limit || ((states & 63) === 0 && performance.now() - t0 > timeoutMs))
       return { found: false, states, exhausted: false };
     const succ = m.successors(s);
