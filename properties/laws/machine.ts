@@ -13,6 +13,7 @@ import {
 import { machineFor } from '../../model/scenario/session.ts';
 import type { Launch } from '../../model/lanes/launch.ts';
 import { RecentCache } from './recentCache.ts';
+import { StateSet } from './stateSet.ts';
 import type { GeneratedKernel, LawOutcome } from './types.ts';
 
 export interface Built {
@@ -84,11 +85,11 @@ export function walk(
   limit: number,
   visit: (s: Step) => string | null,
 ): { message: string; schedule: number[] } | null {
-  const seen = new Map<string, number>();
+  const seen = new StateSet(m);
   const states: MachineState[] = [m.initial()];
   const parent: number[] = [-1];
   const via: number[] = [-1];
-  seen.set(m.key(states[0]!), 0);
+  seen.add(states[0]!);
   const pathTo = (i: number): number[] => {
     const out: number[] = [];
     for (let s = i; s > 0; s = parent[s]!) out.push(via[s]!);
@@ -102,9 +103,7 @@ export function walk(
       if (!t.next) continue;
       const msg = visit({ pre, t, choice: c, post: t.next, path: () => pathTo(i) });
       if (msg !== null) return { message: msg, schedule: [...pathTo(i), c] };
-      const k = m.key(t.next);
-      if (!seen.has(k)) {
-        seen.set(k, states.length);
+      if (seen.add(t.next)) {
         states.push(t.next);
         parent.push(i);
         via.push(c);
