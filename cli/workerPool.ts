@@ -1,8 +1,10 @@
 /**
  * Jobs on every core (issue 10 §4): a small pool of `node:worker_threads` workers shared by
  * `check --workers` (`checkPool.ts`) and `explore --workers` (`exploreWorker.ts`). Jobs go one at
- * a time to whichever worker is free; results come back in job order whatever order they finish
- * in, so a caller whose jobs are pure functions of their input prints what one thread prints.
+ * a time to whichever worker is free, in the order `jobQueue.ts` picks (longest groups first, a
+ * group kept on one worker, stealing at the end); results come back in job order whatever order
+ * they finish in, so a caller whose jobs are pure functions of their input prints what one thread
+ * prints.
  *
  * A worker runs the same code as its caller: the compiled `<name>.js` next to this file under
  * `dist/`, or `<name>.ts` through tsx's loader when this module itself runs from source (tsx,
@@ -12,6 +14,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { parentPort, Worker } from 'node:worker_threads';
+import { JobQueue, type JobOrder } from './jobQueue.ts';
 
 type ToWorker<J> = { readonly index: number; readonly job: J };
 
@@ -26,7 +29,7 @@ export const defaultWorkers = (): number => availableParallelism();
 /**
  * Runs `jobs` on `min(workers, jobs.length)` workers started from script `name` (a sibling of this
  * file that calls `serveJobs`) and returns the results in job order. Rejects with the first job's
- * error, naming it with `label`.
+ * error, naming it with `label`. `order` groups and weighs the jobs for `JobQueue`.
  */
 export async function runOnWorkers<J, R, P>(
   name: string,
@@ -34,23 +37,22 @@ export async function runOnWorkers<J, R, P>(
   workers: number,
   label: (job: J) => string,
   onProgress: (index: number, progress: P) => void = () => {},
+  order: JobOrder<J> = {},
 ): Promise<R[]> {
   const results: R[] = new Array(jobs.length);
   const threads = Array.from({ length: Math.max(1, Math.min(workers, jobs.length)) }, () =>
     startWorker(name),
   );
-  let next = 0;
+  const queue = new JobQueue(jobs, order);
   try {
     await Promise.all(
       threads.map(
-        (w) =>
+        (w, worker) =>
           new Promise<void>((resolve, reject) => {
             const feed = () => {
-              if (next === jobs.length) resolve();
-              else {
-                const index = next++;
-                w.postMessage({ index, job: jobs[index]! } satisfies ToWorker<J>);
-              }
+              const index = queue.next(worker);
+              if (index === null) resolve();
+              else w.postMessage({ index, job: jobs[index]! } satisfies ToWorker<J>);
             };
             w.on('message', (m: FromWorker<R, P>) => {
               if (m.tag === 'progress') onProgress(m.index, m.progress);

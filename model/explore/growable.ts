@@ -19,7 +19,7 @@ export abstract class Growable<T extends Typed> {
 
   /** Doubles the buffer (called by `push` when full). */
   protected grow(): void {
-    const next = this.make(this.buf.length * 2);
+    const next = this.make(Math.max(16, this.buf.length * 2));
     next.set(this.buf);
     this.buf = next;
   }
@@ -82,10 +82,16 @@ export class GrowableUint8 extends Growable<Uint8Array> {
   }
 }
 
-export const int32 = (initial = 256) => new GrowableInt32(new Int32Array(initial));
-export const uint32 = (initial = 256) => new GrowableUint32(new Uint32Array(initial));
-export const uint16 = (initial = 256) => new GrowableUint16(new Uint16Array(initial));
-export const uint8 = (initial = 256) => new GrowableUint8(new Uint8Array(initial));
+/*
+ * Initial sizes of 64 bytes: V8 keeps a typed array that small on its heap (about 30 ns to make),
+ * where a larger one gets an off-heap buffer (0.5–1 µs, and external memory that hastens GC). A
+ * search allocates some 40 of these; `check` runs thousands of searches of a few hundred states,
+ * so each starts small and doubles (issue 10 §3: lazy per-search allocation).
+ */
+export const int32 = (initial = 16) => new GrowableInt32(new Int32Array(initial));
+export const uint32 = (initial = 16) => new GrowableUint32(new Uint32Array(initial));
+export const uint16 = (initial = 32) => new GrowableUint16(new Uint16Array(initial));
+export const uint8 = (initial = 64) => new GrowableUint8(new Uint8Array(initial));
 
 /**
  * A map from ascending int keys to int values, appended in key order (edge and state ids as the

@@ -28,15 +28,15 @@ function finalMix(h: number, n: number): number {
  * get the same dense id 0, 1, 2, …; the vectors live in one growing arena.
  */
 export class VectorTable {
-  // Small to start (a search of a few hundred states is the common case in `check`); each array
-  // doubles when full.
-  private arena = new Float64Array(1 << 12);
+  // Small to start (a search of a few hundred states is the common case in `check`, and arrays of
+  // at most 64 bytes stay on V8's heap, cheap to make: `growable.ts`); each array doubles when full.
+  private arena = new Float64Array(1 << 9);
   private used = 0;
-  private start = new Float64Array(64);
-  private len = new Int32Array(64);
-  private hashes = new Int32Array(64);
-  private slots = new Int32Array(1 << 8);
-  private mask = (1 << 8) - 1;
+  private start = new Float64Array(8);
+  private len = new Int32Array(8);
+  private hashes = new Int32Array(8);
+  private slots = new Int32Array(16);
+  private mask = 16 - 1;
   size = 0;
 
   /** The id of `v[0 .. n-1]`, adding it when new (then `id === size - 1`). */
@@ -241,8 +241,8 @@ export class TupleTable {
   }
 }
 
-const INITIAL_CAPACITY = 1 << 8;
-const INITIAL_RECENT_BITS = 6;
+const INITIAL_CAPACITY = 1 << 5;
+const INITIAL_RECENT_BITS = 3;
 const MAX_RECENT_BITS = 18;
 
 /**

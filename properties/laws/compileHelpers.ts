@@ -13,6 +13,7 @@ import { parseSass } from '../../model/isa/parseSass.ts';
 import { readReg } from '../../model/lanes/laneData.ts';
 import type { Machine, MachineState } from '../../model/machine/machine.ts';
 import { kernelOfText } from './kernels.ts';
+import { RecentCache } from './recentCache.ts';
 import { build, run } from './machine.ts';
 import type { CheckOptions, GeneratedKernel, LawFinding, LawOutcome } from './types.ts';
 
@@ -27,22 +28,32 @@ export interface CompiledListing {
   readonly origin: readonly (number | null)[];
 }
 
-/** `text` compiled by the Turing pass; the pass's diagnostics (with the listing) on failure. */
+/** Recent compilations by options and text (`compileTuring` is pure). */
+const compiledCache = new RecentCache<
+  { ok: true; value: CompiledListing } | { ok: false; error: string }
+>(512);
+
+/**
+ * `text` compiled by the Turing pass; the pass's diagnostics (with the listing) on failure. Cached:
+ * P8 and P9 compile each kernel once per mechanism's campaign, some several times per check.
+ */
 export function compiled(
   text: string,
   options: TuringOptions,
 ): { ok: true; value: CompiledListing } | { ok: false; error: string } {
-  const parsed = parseSass(text, { file: 'kernel.sass' });
-  if (!parsed.ok) return { ok: false, error: parsed.error.map(formatDiagnostic).join('\n') };
-  const r = compileTuring(parsed.value.program, options);
-  if (!r.ok) return { ok: false, error: r.error.map(formatDiagnostic).join('\n') + '\n' + text };
-  return {
-    ok: true,
-    value: {
-      text: printCompiled(r.value.program, parsed.value.directives) + '\n',
-      origin: r.value.origin,
-    },
-  };
+  return compiledCache.get(`${JSON.stringify(options)}\n${text}`, () => {
+    const parsed = parseSass(text, { file: 'kernel.sass' });
+    if (!parsed.ok) return { ok: false, error: parsed.error.map(formatDiagnostic).join('\n') };
+    const r = compileTuring(parsed.value.program, options);
+    if (!r.ok) return { ok: false, error: r.error.map(formatDiagnostic).join('\n') + '\n' + text };
+    return {
+      ok: true,
+      value: {
+        text: printCompiled(r.value.program, parsed.value.directives) + '\n',
+        origin: r.value.origin,
+      },
+    };
+  });
 }
 
 /**

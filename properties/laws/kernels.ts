@@ -12,6 +12,7 @@ import { structuredKernel } from '../arbitraries/structured.ts';
 import { renderTuring, turingProgramWith } from '../arbitraries/turing.ts';
 import { unstructuredKernel } from '../arbitraries/unstructured.ts';
 import { ballotKernel } from '../reconvergence/source.ts';
+import { RecentCache } from './recentCache.ts';
 import type { ExpectationClass, GeneratedKernel, KernelClass, KernelSource } from './types.ts';
 
 const HEADER = /\/\/\s*@warpcheck\b[^\n]*/g;
@@ -137,17 +138,25 @@ const unstructured: KernelSource = {
   arbitrary: unstructuredKernel({ maxWarpSize: 4, maxWarps: 2, maxBlocks: 6 }),
 };
 
+/** Plain kernel text → its compiled text (null: the pass declines it); `compileTuring` is pure. */
+const compiledTexts = new RecentCache<string | null>(1024);
+
 /**
  * A plain kernel lowered for Turing by the compile pass (BSSY/BSYNC at IPDOMs, BREAK, BMOV spills,
  * deadlock-aware spin loops with YIELD). A kernel the pass declines stays as it was (null marks it,
  * and the source filters it out: the pass's own tests cover what it declines).
  */
 function compiled(k: GeneratedKernel): GeneratedKernel | null {
-  const parsed = parseSass(k.text, { file: 'generated.sass' });
-  if (!parsed.ok) return null;
-  const c = compileTuring(parsed.value.program, {});
-  if (!c.ok) return null;
-  return { ...k, text: printCompiled(c.value.program, parsed.value.directives) + '\n' };
+  // The same plain kernels come back in every mechanism's campaign (one seed): compiled once.
+  const text = compiledTexts.get(k.text, () => {
+    const parsed = parseSass(k.text, { file: 'generated.sass' });
+    if (!parsed.ok) return null;
+    const c = compileTuring(parsed.value.program, {});
+    if (!c.ok) return null;
+    return printCompiled(c.value.program, parsed.value.directives) + '\n';
+  });
+  if (text === null) return null;
+  return { ...k, text };
 }
 
 const compiledDet: KernelSource = {

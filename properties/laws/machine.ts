@@ -11,6 +11,9 @@ import {
   type LoadedProgram,
 } from '../../model/scenario/loadProgram.ts';
 import { machineFor } from '../../model/scenario/session.ts';
+import type { Launch } from '../../model/lanes/launch.ts';
+import { RecentCache } from './recentCache.ts';
+import { StateSet } from './stateSet.ts';
 import type { GeneratedKernel, LawOutcome } from './types.ts';
 
 export interface Built {
@@ -18,23 +21,49 @@ export interface Built {
   readonly loaded: LoadedProgram;
 }
 
-/** The machine of `kernel` on `mechanism`; a generated kernel that does not load is a generator bug. */
+/**
+ * Programs loaded from kernel texts, and their launches (a pure function of the text): about 30 KB
+ * each, so the 1,024 most recent hold a 40-run campaign's texts for every mechanism of a law.
+ */
+const loadedCache = new RecentCache<{ loaded: LoadedProgram; launch: Launch }>(1024);
+/** Machines by mechanism, options, refinement and text (`createMachine` is pure; ~25 KB each). */
+const machineCache = new RecentCache<Built>(256);
+
+/** `kernel.text` parsed, decoded and analysed, with its launch; cached by text. */
+function loadKernel(text: string): { loaded: LoadedProgram; launch: Launch } {
+  return loadedCache.get(text, () => {
+    const loaded = loadProgram(text, 'generated.sass');
+    if (!loaded.ok)
+      throw new Error(
+        `generated kernel does not load:\n${loaded.error.map(formatDiagnostic).join('\n')}\n${text}`,
+      );
+    const launch = resolveLaunch(loaded.value.header);
+    if (!launch.ok) throw new Error(`generated kernel's launch: ${launch.error.join('; ')}`);
+    return { loaded: loaded.value, launch: launch.value };
+  });
+}
+
+/**
+ * The machine of `kernel` on `mechanism`; a generated kernel that does not load is a generator bug.
+ * Built once for recent (text, mechanism, options, refinement): a law asks for the same machine
+ * several times per kernel, and every mechanism's campaign reloads the same texts.
+ */
 export function build(
   kernel: GeneratedKernel,
   mechanism: string,
   options: Readonly<Record<string, string>>,
   refine = true,
 ): Built {
-  const loaded = loadProgram(kernel.text, 'generated.sass');
-  if (!loaded.ok)
-    throw new Error(
-      `generated kernel does not load:\n${loaded.error.map(formatDiagnostic).join('\n')}\n${kernel.text}`,
-    );
-  const launch = resolveLaunch(loaded.value.header);
-  if (!launch.ok) throw new Error(`generated kernel's launch: ${launch.error.join('; ')}`);
-  const m = machineFor(loaded.value, launch.value, mechanism, options, 'ascending', false, refine);
-  if (!m.ok) throw new Error(m.error.join('; '));
-  return { machine: m.value, loaded: loaded.value };
+  const opts = Object.keys(options)
+    .sort()
+    .map((k) => `${k}=${options[k]}`)
+    .join(',');
+  return machineCache.get(`${mechanism}\n${refine}\n${opts}\n${kernel.text}`, () => {
+    const { loaded, launch } = loadKernel(kernel.text);
+    const m = machineFor(loaded, launch, mechanism, options, 'ascending', false, refine);
+    if (!m.ok) throw new Error(m.error.join('; '));
+    return { machine: m.value, loaded };
+  });
 }
 
 /** One reachable transition, with the schedule (choice indices) that reaches `pre`. */
@@ -56,11 +85,11 @@ export function walk(
   limit: number,
   visit: (s: Step) => string | null,
 ): { message: string; schedule: number[] } | null {
-  const seen = new Map<string, number>();
+  const seen = new StateSet(m);
   const states: MachineState[] = [m.initial()];
   const parent: number[] = [-1];
   const via: number[] = [-1];
-  seen.set(m.key(states[0]!), 0);
+  seen.add(states[0]!);
   const pathTo = (i: number): number[] => {
     const out: number[] = [];
     for (let s = i; s > 0; s = parent[s]!) out.push(via[s]!);
@@ -74,9 +103,7 @@ export function walk(
       if (!t.next) continue;
       const msg = visit({ pre, t, choice: c, post: t.next, path: () => pathTo(i) });
       if (msg !== null) return { message: msg, schedule: [...pathTo(i), c] };
-      const k = m.key(t.next);
-      if (!seen.has(k)) {
-        seen.set(k, states.length);
+      if (seen.add(t.next)) {
         states.push(t.next);
         parent.push(i);
         via.push(c);

@@ -1,6 +1,7 @@
 import { lawExplore } from './lawExplore.ts';
 import type { Machine } from '../../model/machine/machine.ts';
 import { build, run, type Run } from './machine.ts';
+import { RecentCache } from './recentCache.ts';
 import { firstDifference, levenshtein } from '../../model/trace/index.ts';
 import type { CheckOptions, GeneratedKernel, LawFinding, Law, LawOutcome } from './types.ts';
 
@@ -77,9 +78,15 @@ function refines(k: GeneratedKernel, mech: string, o: CheckOptions): LawOutcome 
   };
 }
 
+/**
+ * The first-choice run of `its` per kernel text (a pure function of the text): every mechanism's
+ * campaign compares against the same run of the same kernels.
+ */
+const itsRuns = new RecentCache<Run>(256);
+
 /** (b) per-lane traces and final registers equal the reference's (race-free, deterministic code). */
 function sameLanes(k: GeneratedKernel, mech: string, o: CheckOptions): LawOutcome {
-  const ref = run(build(k, 'its', {}, false).machine, STEPS);
+  const ref = itsRuns.get(k.text, () => run(build(k, 'its', {}, false).machine, STEPS));
   if (ref.end !== 'terminated') return { ok: 'skip', reason: `its run: ${ref.end}` };
   const { machine } = build(k, mech, o.options, true);
   const mine = run(machine, STEPS);

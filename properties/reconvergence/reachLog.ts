@@ -5,7 +5,8 @@
  * states that stay on the wanted log. Used by the reconvergence cases and by law P9 on `its`.
  */
 import type { Machine, MachineState } from '../../model/machine/machine.ts';
-import { ballotLogs, type LaneLog } from './ballotLog.ts';
+import { StateSet } from '../laws/stateSet.ts';
+import { logProgress, type LaneLog } from './ballotLog.ts';
 
 export interface ReachResult {
   /** A terminated state with exactly `want` in memory was found. */
@@ -14,9 +15,6 @@ export interface ReachResult {
   readonly states: number;
   readonly exhausted: boolean;
 }
-
-const isPrefix = (have: LaneLog, want: LaneLog): boolean =>
-  have.length <= want.length && have.every((v, i) => v === want[i]);
 
 /** Searches the schedules of `m` for a terminated run whose logs equal `want`. */
 export function reachesLog(
@@ -32,21 +30,24 @@ export function reachesLog(
     const f = fns.findIndex((x) => pc >= x.start && pc < x.end);
     return (fns.length - f) * 1_000_000 + pc;
   };
-  const seen = new Set<string>();
-  const stack: MachineState[] = [m.initial()];
+  const seen = new StateSet(m);
+  const lengths = new Int32Array(threads);
+  // Only states whose logs are still prefixes of the wanted ones are pushed (a successor that
+  // diverges is dropped before it is keyed: the logs only grow, so nothing after it can match);
+  // `states` counts the distinct ones among them.
+  const start = m.initial();
+  if (logProgress(start.memory, want, lengths) === 'diverged')
+    return { found: false, states: 0, exhausted: true };
+  const stack: MachineState[] = [start];
   let states = 0;
   while (stack.length > 0) {
     const s = stack.pop()!;
-    const k = m.key(s);
-    if (seen.has(k)) continue;
-    seen.add(k);
+    if (!seen.add(s)) continue;
     if (++states > limit || ((states & 63) === 0 && performance.now() - t0 > timeoutMs))
       return { found: false, states, exhausted: false };
-    const logs = ballotLogs(s.memory, threads);
-    if (!logs.every((l, i) => isPrefix(l, want[i]!))) continue;
     const succ = m.successors(s);
     if (succ.length === 0) {
-      if (m.status(s) === 'terminated' && logs.every((l, i) => l.length === want[i]!.length))
+      if (m.status(s) === 'terminated' && logProgress(s.memory, want, lengths) === 'complete')
         return { found: true, states, exhausted: false };
       continue;
     }
@@ -56,7 +57,11 @@ export function reachesLog(
     // tried; the rest of the search is for the others. Behind = in a deeper call (a function
     // later in the listing: the ballot programs call only later functions), then a lower PC.
     const order = succ
-      .filter((t) => t.next)
+      .filter(
+        (t) =>
+          t.next !== null &&
+          (t.next.memory === s.memory || logProgress(t.next.memory, want, lengths) !== 'diverged'),
+      )
       .sort((a, b) => rank(b.issue.pc) - rank(a.issue.pc) || a.issue.mask - b.issue.mask);
     for (const t of order) stack.push(t.next!);
   }
