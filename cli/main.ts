@@ -1,4 +1,11 @@
 import { availableParallelism } from 'node:os';
+
+/**
+ * `check --workers` by default: half the processors (at least one). Measured on 2 cores
+ * (bench/RESULTS.md, `check --runs 40 --seed 1`): one thread already keeps about 1.6 cores busy
+ * (V8's background compiler and GC), and two workers took ×1.12 the wall time of one.
+ */
+const checkWorkers = (): number => Math.max(1, Math.floor(availableParallelism() / 2));
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { MechanismFactory } from '../model/mechanisms/mechanism.ts';
 import type { Law } from '../properties/laws/types.ts';
@@ -563,8 +570,8 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       )
         .argParser(positiveInt('--workers'))
         .default(
-          availableParallelism(),
-          `the processors available, ${availableParallelism()} here`,
+          checkWorkers(),
+          `half the processors available, ${checkWorkers()} here: one campaign thread keeps about 1.6 cores busy with V8's compiler and GC threads (bench/RESULTS.md)`,
         ),
     )
     .option(
