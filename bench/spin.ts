@@ -8,7 +8,8 @@
  *   chains), in this process: verdict, states, CPU seconds of the search.
  * - SPIN (where `spin` and `gcc` are on the PATH; `apt-get install spin` — the row says so when it
  *   is absent): `spin -a`, `gcc -O2`, then `pan` twice — safety (`-DSAFETY`: deadlocks, invalid
- *   end states) and liveness (`ltl terminates { <> (done == N) }` under weak fairness, `pan -a -f`),
+ *   end states) and liveness (`ltl terminates { <> (done == N) }` under weak fairness, `pan -a -f`,
+ *   compiled with `-DNFAIR` large enough for N threads and the never claim),
  *   with SPIN's own partial-order reduction: states stored and pan's own elapsed time (the search,
  *   not the compile), each with a time budget (`--timeout S`, default 120).
  *
@@ -59,7 +60,10 @@ function pan(dir: string, defines: string[], args: string[]): string {
   const secs = /pan: elapsed time ([\d.e+]+) seconds/.exec(out)?.[1];
   const errors = /errors: (\d+)/.exec(out)?.[1];
   if (r.error || r.signal) return `stopped at ${timeoutS} s | —`;
-  if (!states || !secs) return `no report (exit ${r.status}) | —`;
+  if (!states || !secs) {
+    const why = /pan: error: ([^\n]*)/.exec(out)?.[1] ?? `exit ${r.status}`;
+    return `no report (${why}) | —`;
+  }
   return `${Number(states).toLocaleString('en-US')}${errors !== '0' ? ` (${errors} errors)` : ''} | ${Number(secs).toFixed(2)}`;
 }
 
@@ -75,7 +79,7 @@ function spin(t: number): string {
     writeFileSync(path.join(dir, 'spinlock.pml'), model);
     const gen = spawnSync('spin', ['-a', 'spinlock.pml'], { cwd: dir });
     if (gen.status !== 0) return 'spin -a failed | — | — | —';
-    return `${pan(dir, ['-DSAFETY'], ['-m100000'])} | ${pan(dir, ['-DNFAIR=3'], ['-a', '-f', '-m100000'])}`;
+    return `${pan(dir, ['-DSAFETY'], ['-m100000'])} | ${pan(dir, [`-DNFAIR=${Math.max(3, Math.ceil((t + 2) / 4) + 1)}`], ['-a', '-f', '-m100000'])}`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
