@@ -84,10 +84,19 @@ export interface ChainEnd {
  * step and that step is chainable, up to `CHAIN_CAP` steps or until `deadline`
  * (`performance.now()`, checked every 4,096 steps), or until it returns to a state it was in: a
  * concrete infinite loop (`L: BRA L`) ends its chain there, and the state reached is stored, so
- * the cycle closes among stored states. Brent's cycle detection, with the exact key (`keyOf`)
+ * the cycle closes among stored states. Brent's cycle detection, with the exact key (`keys`)
  * computed only when the step's PC equals the saved state's: about one key per loop turn. Nothing
  * is stored.
  */
+/**
+ * A chain's cycle check (`followChain`): `save` keeps the exact key of one state, `matches` says
+ * whether another state's key equals it — numbers compared in place, no string per turn.
+ */
+export interface ChainKeys {
+  save(w: WarpState, m: Memory): void;
+  matches(w: WarpState, m: Memory): boolean;
+}
+
 export function followChain(
   machine: Machine,
   k: number,
@@ -95,7 +104,7 @@ export function followChain(
   mem: Memory,
   deadline: number,
   plant: PlantUnsoundAccel | null = null,
-  keyOf: ((w: WarpState, m: Memory) => string) | null = null,
+  keys: ChainKeys | null = null,
   cap = CHAIN_CAP,
 ): ChainEnd {
   const ops = machine.ops;
@@ -106,7 +115,7 @@ export function followChain(
   let savedPc = -1;
   let savedWarp: WarpState | null = null;
   let savedMem: Memory | null = null;
-  let savedKey: string | null = null;
+  let savedKeyed = false;
   let power = 1;
   let lam = 0;
   for (;;) {
@@ -117,15 +126,18 @@ export function followChain(
     if (ws.steps.length !== 1 && (plant !== 'first-of-many' || ws.steps.length === 0)) break;
     const st = ws.steps[0]!;
     if (!chainable(ops, st, m, plant)) break;
-    if (keyOf) {
+    if (keys) {
       const pc = st.issue.pc;
       if (pc === savedPc && n > 0) {
-        savedKey ??= keyOf(savedWarp!, savedMem!);
-        if (keyOf(w, m) === savedKey) return { warp: w, memory: m, steps: n, end: 'cycle' };
+        if (!savedKeyed) {
+          keys.save(savedWarp!, savedMem!);
+          savedKeyed = true;
+        }
+        if (keys.matches(w, m)) return { warp: w, memory: m, steps: n, end: 'cycle' };
       }
       if (lam === power || n === 0) {
         savedPc = pc;
-        savedKey = null;
+        savedKeyed = false;
         savedWarp = w;
         savedMem = m;
         power *= 2;
@@ -200,6 +212,29 @@ export class Chains {
   capped = 0;
   timedOut = false;
   private readonly kw = new KeyWriter();
+  private readonly savedKw = new KeyWriter();
+  /**
+   * The visited set's own warp key (dead values left out when it leaves them out): a chain stops
+   * where it returns to a state the visited set would call the same. Memory only counts under the
+   * planted bug (a real chain leaves memory as it was).
+   */
+  private readonly chainKeys: ChainKeys = {
+    save: (w, m) => this.writeKey(this.savedKw, w, m),
+    matches: (w, m) => {
+      const a = this.savedKw;
+      const b = this.kw;
+      this.writeKey(b, w, m);
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (a.buf[i] !== b.buf[i]) return false;
+      return true;
+    },
+  };
+
+  private writeKey(kw: KeyWriter, w: WarpState, m: Memory): void {
+    kw.reset();
+    this.host.machine.warpKey(w, kw, this.host.reduced);
+    if (this.plant) this.host.machine.memoryKey(m, kw);
+  }
   /**
    * Chains already followed, by where they start: the local id (`LocalSteps.of`) of (warp index,
    * warp id after the first step, memory id), which the expansion stage interns anyway. A chain is
@@ -280,16 +315,8 @@ export class Chains {
       this.count++;
       return steps;
     }
-    // The visited set's own warp key (dead values left out when it leaves them out): a chain
-    // stops where it returns to a state the visited set would call the same. Memory only counts
-    // under the planted bug (a real chain leaves memory as it was).
-    const kw = this.kw;
-    const keyOf = (w: WarpState, m: Memory): string => {
-      kw.reset();
-      machine.warpKey(w, kw, this.host.reduced);
-      if (this.plant) machine.memoryKey(m, kw);
-      return kw.buf.subarray(0, kw.length).join(',');
-    };
+    // A chain stops where it returns to a state the visited set would call the same (`chainKeys`).
+    const keys = this.chainKeys;
     const end = followChain(
       machine,
       k,
@@ -297,7 +324,7 @@ export class Chains {
       mem,
       this.deadline,
       this.plant,
-      keyOf,
+      keys,
       Math.min(this.cap, this.total - this.computed),
     );
     if (end.end === 'cap') this.capped++;
