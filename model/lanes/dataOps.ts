@@ -291,10 +291,8 @@ function storeLocal(
   for (let r = lanes; r !== 0; r &= r - 1) {
     const l = 31 - Math.clz32(r & -r);
     const a = addrValue(ctx, d, l, op.addr);
-    local[l] =
-      a === UNKNOWN
-        ? havocMemory()
-        : writeWord(local[l]!, a, (maybe >>> l) & 1 ? UNKNOWN : srcValue(ctx, d, l, op.src));
+    // `writeWord` havocs the lane's map at an unknown address.
+    local[l] = writeWord(local[l]!, a, (maybe >>> l) & 1 ? UNKNOWN : srcValue(ctx, d, l, op.src));
   }
   return { ...d, local };
 }
