@@ -3,6 +3,7 @@ import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
 import { isLocalStep } from '../machine/footprint.ts';
 import { KeyWriter } from '../machine/key.ts';
+import type { GroupPriority } from './groupPriority.ts';
 import { AscendingMap, int32 } from './growable.ts';
 
 /**
@@ -187,12 +188,17 @@ interface ChainHost {
     readonly localPlaces: { get(i: number): number };
     readonly localStart: { get(i: number): number };
     readonly stepStop: { get(i: number): number };
+    readonly localAlone: { get(i: number): number };
+    readonly localAmpleFrom: { get(i: number): number };
+    readonly localAmpleTo: { get(i: number): number };
     /** The local id of warp k in warp state wid under memory mid, expanded on first use. */
     of(k: number, wid: number, mid: number): number;
   };
   readonly placeFair: boolean;
   /** The visited set leaves dead values out of its keys (`Reductions.deadValues`). */
   readonly reduced: boolean;
+  /** Groups that run alone (`aloneGroups.ts`), when on: their chains (`Chains.followAlone`). */
+  readonly alone: GroupPriority | null;
 }
 
 /**
@@ -246,6 +252,9 @@ export class Chains {
   private readonly memoWarp = int32();
   private readonly memoMem = int32();
   private readonly memoSteps = int32();
+  /** The same for chains of groups that run alone (`followAlone`), by the local they start at. */
+  private readonly aloneWarp = int32();
+  private readonly aloneSteps = int32();
   /** Steps run on the machine (memo misses), for the total budget. */
   private computed = 0;
 
@@ -341,6 +350,65 @@ export class Chains {
     this.steps += end.steps;
     this.count++;
     return end.steps;
+  }
+
+  /**
+   * A chain of groups that run alone (docs/semantics.md §14.3, "Chains"): the successor in
+   * `tuple` of an expanded step of warp `k` is skipped when its own reduced expansion is one step
+   * of a group that runs alone (`aloneGroups.ts`) and that step is chainable, and so on from the
+   * state it leads to; the first state that is not such is stored, `tuple` set to it. Each skipped
+   * state has that one successor in the reduced graph (a valid choice of its ample set: any group
+   * that runs alone is one, and a state may be reached with other choices elsewhere — a superset
+   * of a persistent set is still one), lies on no cycle (its group leaves a PC off every loop),
+   * and has no finding (no stop is taken alone; another group's stop stays enabled and is seen at
+   * the stored end). The chain moves one warp and no memory. Returns the steps skipped (0: none).
+   */
+  followAlone(k: number, tuple: Int32Array): number {
+    const { machine, visited, cache, alone } = this.host;
+    if (!alone || this.computed >= this.total) return 0;
+    const K = tuple.length - 1;
+    const mid = tuple[K]!;
+    const slot = cache.of(k, tuple[k]!, mid);
+    if (cache.localAlone.get(slot) !== 1) return 0;
+    const from = cache.localAmpleFrom.get(slot);
+    if (cache.localAmpleTo.get(slot) - from !== 1) return 0;
+    const e0 = cache.localStart.get(slot) + from;
+    if (!cache.stepChain.get(e0)) return 0;
+    const hit = slot < this.aloneSteps.length ? this.aloneSteps.get(slot) : -1;
+    if (hit > 0) {
+      tuple[k] = this.aloneWarp.get(slot);
+      this.steps += hit;
+      this.count++;
+      return hit;
+    }
+    const ops = machine.ops;
+    const mem = visited.memObjs[mid]!;
+    let w = visited.warpObjs[cache.stepWarp.get(e0)]!;
+    let n = 1;
+    for (;;) {
+      if (n >= this.cap) {
+        this.capped++;
+        break;
+      }
+      const ws = machine.warpSteps(k, w, mem);
+      const p = alone.pick(w, ws, mem);
+      if (!p || p.rule !== 'alone' || p.to - p.from !== 1) break;
+      const st = ws.steps[p.from]!;
+      if (!chainable(ops, st, mem) || st.memory !== mem) break;
+      w = st.warp!;
+      n++;
+    }
+    this.computed += n;
+    tuple[k] = visited.warpId(w);
+    while (this.aloneSteps.length <= slot) {
+      this.aloneWarp.push(-1);
+      this.aloneSteps.push(-1);
+    }
+    this.aloneWarp.set(slot, tuple[k]!);
+    this.aloneSteps.set(slot, n);
+    this.steps += n;
+    this.count++;
+    return n;
   }
 
   /** Fills the memo slot of local `slot`: the chain's end, or (not kept) -1, run again next time. */

@@ -182,6 +182,24 @@ describe('groups that run alone inside an its warp', () => {
     // both at an EXIT: expanded in full, (x,10) (6,x) (x,x). 3 + 4 + 3 + 3 = 13.
     expect(reduced.states).toBe(13);
     expect(reduced.aloneGroups?.applied).toBeGreaterThan(0);
+
+    // With acceleration (docs/semantics.md §14.2 and §14.3, "Chains"): the start runs as one chain
+    // (S2R, ISETP and the BRA each issue both lanes) to (3,7); from there the states whose one
+    // expanded step is a lone group's — (4,7) (5,7) (6,7) (6,8) (6,9) — are skipped, so (3,7)'s
+    // edge leads to (6,10); then (x,10), (6,x) and (x,x) as before: 6 states, the 5 skipped ones
+    // counted as accelerated. Without lone groups every pair is stored again: 1 + 25.
+    const accel = { reduce: { exitPriority: false } };
+    const chained = explore(m, budget, undefined, accel);
+    const unchained = explore(m, budget, undefined, {
+      reduce: { exitPriority: false, aloneGroups: false },
+    });
+    expect(unchained.states).toBe(1 + 25);
+    expect(chained.states).toBe(6);
+    expect(verdictOf(chained)).toBe('terminates//');
+    const finding = chained.findings.find((f) => f.verdict === 'terminates')!;
+    // The schedule replays every skipped step: each instruction issued once, 3 shared, then 3 adds
+    // and an EXIT per lane.
+    expect(finding.schedule.length).toBe(3 + 4 + 4);
   });
 
   for (const plant of ['on-cycles', 'ignore-others'] as const)

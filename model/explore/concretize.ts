@@ -1,5 +1,7 @@
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
 import { chainChoice } from './acceleration.ts';
+import { aloneGroups } from './aloneGroups.ts';
+import type { GroupPriority } from './groupPriority.ts';
 
 /**
  * Schedules from the real initial state (DESIGN.md "Every random run is reproducible"): the
@@ -92,7 +94,11 @@ function retrack(tracked: Int32Array, sigma: number): void {
   for (let j = 0; j < before.length; j++) tracked[(sigma >>> (3 * j)) & 7] = before[j]!;
 }
 
-/** Takes warp `k`'s one step `n` times from `s`, pushing the choices; null if it is not one. */
+/**
+ * Takes warp `k`'s chain step `n` times from `s`, pushing the choices; null if there is none: the
+ * warp's one step (`chainChoice`), or else the one step of its group that runs alone
+ * (`aloneGroups.ts`, a chain of `Chains.followAlone`).
+ */
 function followReplay(
   machine: Machine,
   s: MachineState,
@@ -103,12 +109,34 @@ function followReplay(
   let cur = s;
   for (let i = 0; i < n; i++) {
     const succ = machine.successors(cur);
-    const c = chainChoice(succ, k);
+    let c = chainChoice(succ, k);
+    if (c < 0) c = aloneChoice(machine, cur, succ, k);
     if (c < 0 || !succ[c]!.next) return null;
     schedule.push(c);
     cur = succ[c]!.next!;
   }
   return cur;
+}
+
+/** Groups that run alone, per machine (a pure function of it). */
+const aloneOf = new WeakMap<Machine, GroupPriority | null>();
+
+/** The index among `succ` (the successors of `s`) of warp `k`'s single step that runs alone, or -1. */
+function aloneChoice(
+  machine: Machine,
+  s: MachineState,
+  succ: readonly Transition[],
+  k: number,
+): number {
+  if (!aloneOf.has(machine)) aloneOf.set(machine, aloneGroups(machine));
+  const alone = aloneOf.get(machine)!;
+  if (!alone) return -1;
+  const ws = s.warps[k]!;
+  const p = alone.pick(ws, machine.warpSteps(k, ws, s.memory), s.memory);
+  if (!p || p.to - p.from !== 1) return -1;
+  // Successors list each warp's steps in order (`Machine.successors`).
+  const first = succ.findIndex((t) => t.warp === k);
+  return first < 0 ? -1 : first + p.from;
 }
 
 /** The step from `s` that ends the run as `verdict`/`property` do, the hint first; -1 if none. */

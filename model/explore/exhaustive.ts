@@ -132,7 +132,7 @@ export function explore(
   );
   const chains = reduce.accelerate
     ? new Chains(
-        { machine, visited, cache, placeFair, reduced },
+        { machine, visited, cache, placeFair, reduced, alone },
         t0 + budget.timeoutMs,
         accelPlant,
         Math.min(CHAIN_CAP, budget.maxStates),
@@ -276,10 +276,11 @@ export function explore(
           tuple[K] = stepMem.get(e);
           // An accelerated chain may follow the step (acceleration.ts): after any ample step when
           // `chainAfterAny`, else only after a one-step ample set's step.
-          const extra =
-            chains && (chainAfterAny || ampleEnd - ampleFrom === 1)
-              ? chains.follow(ample, e, locals[ample]!, tuple, chainAfterAny)
-              : 0;
+          const extra = chains
+            ? (chainAfterAny || ampleEnd - ampleFrom === 1
+                ? chains.follow(ample, e, locals[ample]!, tuple, chainAfterAny)
+                : 0) || chains.followAlone(ample, tuple)
+            : 0;
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
           ampleTo.push(to);
@@ -338,10 +339,11 @@ export function explore(
           tuple[K] = stepMem.get(e);
           // An accelerated chain may follow the step (acceleration.ts): the state's only step, or,
           // when `chainAfterAny`, any step whose successor is intermediate.
-          const extra =
-            chains && (nSteps === 1 || chainAfterAny)
-              ? chains.follow(k, e, loc, tuple, chainAfterAny)
-              : 0;
+          const extra = chains
+            ? (nSteps === 1 || chainAfterAny
+                ? chains.follow(k, e, loc, tuple, chainAfterAny)
+                : 0) || chains.followAlone(k, tuple)
+            : 0;
           const size = visited.size;
           to = add(head, c, d + 1);
           perm = lastPerm;

@@ -23,6 +23,8 @@ export class LocalSteps {
   readonly localAmpleTo = int32();
   /** Per local: 1 when its ample steps exit lanes (EXIT priority): no cycle passes them. */
   readonly localAcyclic = uint8();
+  /** Per local: 1 when its ample steps are a group that runs alone (`aloneGroups.ts`). */
+  readonly localAlone = uint8();
   /** Locals whose ample set is an EXIT-priority group (`groupPriority.ts`), for the tally. */
   exitPriority = 0;
   /** Locals whose ample set is a group that runs alone (`aloneGroups.ts`), for the tally. */
@@ -105,6 +107,7 @@ export class LocalSteps {
       this.localAmpleFrom.push(exit ? exit.from : (ample?.from ?? -1));
       this.localAmpleTo.push(exit ? exit.to : (ample?.to ?? -1));
       this.localAcyclic.push(exit ? 1 : 0);
+      this.localAlone.push(exit?.rule === 'alone' ? 1 : 0);
       if (!exit && ample) for (const x of ample.more) this.ampleMore.push(x);
       this.localMoreStart.push(this.ampleMore.length);
     }

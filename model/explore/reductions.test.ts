@@ -23,7 +23,9 @@ const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 
  * Each reduction is checked alone: partial-order reduction, EXIT priority and warp symmetry have
  * their own laws (partialOrder.test.ts, groupPriority.test.ts, warpSymmetry.test.ts).
  */
-const noPor = { reduce: { partialOrder: false, exitPriority: false, warpSymmetry: false } };
+const noPor = {
+  reduce: { partialOrder: false, exitPriority: false, aloneGroups: false, warpSymmetry: false },
+};
 
 const configs: readonly { mech: string; options: Record<string, string> }[] = [
   { mech: 'its', options: {} },
@@ -158,7 +160,13 @@ describe('dead-value reduction', () => {
     ].join('\n');
     const its = machineOf(text, 'its');
     const plain = explore(its, { ...budget, maxStates: 200_000 }, undefined, {
-      reduce: { deadValues: false, partialOrder: false, exitPriority: false, warpSymmetry: false },
+      reduce: {
+        deadValues: false,
+        partialOrder: false,
+        exitPriority: false,
+        aloneGroups: false,
+        warpSymmetry: false,
+      },
     });
     const reduced = explore(its, budget, undefined, noPor);
     expect(plain.verdict).toBe('terminates');
