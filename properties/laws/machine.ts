@@ -11,6 +11,7 @@ import {
   type LoadedProgram,
 } from '../../model/scenario/loadProgram.ts';
 import { machineFor } from '../../model/scenario/session.ts';
+import { findMechanism, resolveOptions } from '../../model/mechanisms/registry.ts';
 import type { Launch } from '../../model/lanes/launch.ts';
 import { RecentCache } from './recentCache.ts';
 import { StateSet } from './stateSet.ts';
@@ -54,9 +55,14 @@ export function build(
   options: Readonly<Record<string, string>>,
   refine = true,
 ): Built {
-  const opts = Object.keys(options)
+  // Keyed by the options `machineFor` resolves (defaults filled in): `{}` and the defaults spelled
+  // out are one machine, so the searches cached on it (`lawExplore.ts`) are shared too.
+  const f = findMechanism(mechanism);
+  const resolved = f ? resolveOptions(f, options) : null;
+  const full = resolved?.ok ? resolved.options : options;
+  const opts = Object.keys(full)
     .sort()
-    .map((k) => `${k}=${options[k]}`)
+    .map((k) => `${k}=${full[k]}`)
     .join(',');
   return machineCache.get(`${mechanism}\n${refine}\n${opts}\n${kernel.text}`, () => {
     const { loaded, launch } = loadKernel(kernel.text);
