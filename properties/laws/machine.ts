@@ -85,11 +85,17 @@ export interface Step {
 /**
  * Every transition among the first `limit` states reached breadth-first, each once per state.
  * `visit` returns a message to stop at a broken law; the walk returns it with its schedule.
+ *
+ * With `newOnly`, only the transitions that reach a state not met before are visited: for a law
+ * about states alone (a property of `post` that holds of a state exactly when it holds of every
+ * state equal to it), the first break is then the same, with the same schedule — a repeated
+ * `post` equals a state already visited or the initial one, which the law checked.
  */
 export function walk(
   m: Machine,
   limit: number,
   visit: (s: Step) => string | null,
+  newOnly = false,
 ): { message: string; schedule: number[] } | null {
   const seen = new StateSet(m);
   const states: MachineState[] = [m.initial()];
@@ -107,9 +113,12 @@ export function walk(
     for (let c = 0; c < succ.length; c++) {
       const t = succ[c]!;
       if (!t.next) continue;
-      const msg = visit({ pre, t, choice: c, post: t.next, path: () => pathTo(i) });
-      if (msg !== null) return { message: msg, schedule: [...pathTo(i), c] };
-      if (seen.add(t.next)) {
+      const fresh = newOnly ? seen.add(t.next) : false;
+      if (!newOnly || fresh) {
+        const msg = visit({ pre, t, choice: c, post: t.next, path: () => pathTo(i) });
+        if (msg !== null) return { message: msg, schedule: [...pathTo(i), c] };
+      }
+      if (newOnly ? fresh : seen.add(t.next)) {
         states.push(t.next);
         parent.push(i);
         via.push(c);

@@ -48,11 +48,21 @@ class SharedArbitrary<T> extends fc.Arbitrary<T> {
  * mechanism of its law (one law's campaigns run one after the other on one thread: `checkPool.ts`).
  */
 const CAPACITY = 12_000;
+/**
+ * Generators whose draws are kept, most recently used last. A law mixes at most two generator
+ * mixes over its mechanisms (P1: `mixed` and, for its and hanoi, `mixed+turing`); the laws before
+ * it are done with theirs, so only the last few keep their kernels (memory stays that of one
+ * law's campaign, whatever the number of laws).
+ */
+const KEPT = 3;
 const shared = new Map<string, SharedArbitrary<unknown>>();
 
-/** The shared form of the generator named `id` (one per id, for the process's lifetime). */
+/** The shared form of the generator named `id`, its draws kept while it is among the last used. */
 export function sharedArbitrary<T>(id: string, make: () => fc.Arbitrary<T>): fc.Arbitrary<T> {
   let a = shared.get(id);
-  if (!a) shared.set(id, (a = new SharedArbitrary<unknown>(make(), CAPACITY)));
+  if (a) shared.delete(id);
+  else a = new SharedArbitrary<unknown>(make(), CAPACITY);
+  shared.set(id, a);
+  if (shared.size > KEPT) shared.delete(shared.keys().next().value!);
   return a as fc.Arbitrary<T>;
 }
