@@ -10,7 +10,7 @@ import { SPINLOCK_W2 } from '../model/core/coreTesting.ts';
 import { lawOptions } from './laws/campaign.ts';
 import { kernelOfText } from './laws/kernels.ts';
 import { lawExplore } from './laws/lawExplore.ts';
-import { build } from './laws/machine.ts';
+import { build, walk } from './laws/machine.ts';
 import { sharedArbitrary } from './laws/sharedArbitrary.ts';
 
 /** Arrays of small integers, counting how often fast-check asks for a fresh one. */
@@ -106,5 +106,46 @@ describe('searches shared between laws', () => {
     const r = lawExplore(m, tiny);
     expect(r.bound).toBe('time');
     expect(lawExplore(m, tiny)).not.toBe(r);
+  });
+});
+
+describe('walk over new states only (P2)', () => {
+  const m = build(
+    kernelOfText(SPINLOCK_W2.replace('warps=1', 'warps=2')),
+    'simt-stack',
+    {},
+    true,
+  ).machine;
+
+  it('visits one transition per state met after the first, and fewer than the full walk', () => {
+    let full = 0;
+    let fresh = 0;
+    const keys = new Set<string>([m.key(m.initial())]);
+    walk(m, 10_000, () => (full++, null));
+    walk(
+      m,
+      10_000,
+      ({ post }) => {
+        fresh++;
+        expect(keys.has(m.key(post))).toBe(false); // each visited post is new
+        keys.add(m.key(post));
+        return null;
+      },
+      true,
+    );
+    expect(fresh).toBe(keys.size - 1);
+    expect(fresh).toBeLessThan(full);
+  });
+
+  it('a law about states breaks at the same transition, with the same schedule', () => {
+    // Break at each of the first states met, one after the other: both walks must agree.
+    const order: string[] = [];
+    walk(m, 10_000, ({ post }) => (order.push(m.key(post)), null), true);
+    expect(order.length).toBeGreaterThan(4);
+    for (const target of order.slice(0, 12)) {
+      const bad = ({ post }: { post: Parameters<typeof m.key>[0] }) =>
+        m.key(post) === target ? 'hit' : null;
+      expect(walk(m, 10_000, bad, true)).toEqual(walk(m, 10_000, bad));
+    }
   });
 });
