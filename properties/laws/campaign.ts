@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { findMechanism, resolveOptions } from '../../model/mechanisms/registry.ts';
 import { declaredFailures, expectedFailures, type Expectation } from './expectations.ts';
 import { expectationClasses, findSource } from './kernels.ts';
+import { sharedArbitrary } from './sharedArbitrary.ts';
 import type { CheckOptions, GeneratedKernel, Law, LawFinding, LawOutcome } from './types.ts';
 
 /**
@@ -90,12 +91,15 @@ export interface CampaignOptions {
 export function runCampaign(law: Law, mechanism: string, o: CampaignOptions): CampaignResult {
   const t0 = performance.now();
   const ids = o.sources ?? law.sources(mechanism);
+  const id = ids.join('+');
+  // One generator per source mix, shared by every campaign of the process (`sharedArbitrary.ts`).
   const source = {
-    id: ids.join('+'),
-    arbitrary:
+    id,
+    arbitrary: sharedArbitrary(id, () =>
       ids.length === 1
         ? findSource(ids[0]!).arbitrary
-        : fc.oneof(...ids.map((id) => findSource(id).arbitrary)),
+        : fc.oneof(...ids.map((i) => findSource(i).arbitrary)),
+    ),
   };
   const check: CheckOptions = {
     options: lawOptions(mechanism, o.options),

@@ -11,6 +11,7 @@ import {
   type LoadedProgram,
 } from '../../model/scenario/loadProgram.ts';
 import { machineFor } from '../../model/scenario/session.ts';
+import { findMechanism, resolveOptions } from '../../model/mechanisms/registry.ts';
 import type { Launch } from '../../model/lanes/launch.ts';
 import { RecentCache } from './recentCache.ts';
 import { StateSet } from './stateSet.ts';
@@ -54,9 +55,14 @@ export function build(
   options: Readonly<Record<string, string>>,
   refine = true,
 ): Built {
-  const opts = Object.keys(options)
+  // Keyed by the options `machineFor` resolves (defaults filled in): `{}` and the defaults spelled
+  // out are one machine, so the searches cached on it (`lawExplore.ts`) are shared too.
+  const f = findMechanism(mechanism);
+  const resolved = f ? resolveOptions(f, options) : null;
+  const full = resolved?.ok ? resolved.options : options;
+  const opts = Object.keys(full)
     .sort()
-    .map((k) => `${k}=${options[k]}`)
+    .map((k) => `${k}=${full[k]}`)
     .join(',');
   return machineCache.get(`${mechanism}\n${refine}\n${opts}\n${kernel.text}`, () => {
     const { loaded, launch } = loadKernel(kernel.text);
@@ -79,11 +85,17 @@ export interface Step {
 /**
  * Every transition among the first `limit` states reached breadth-first, each once per state.
  * `visit` returns a message to stop at a broken law; the walk returns it with its schedule.
+ *
+ * With `newOnly`, only the transitions that reach a state not met before are visited: for a law
+ * about states alone (a property of `post` that holds of a state exactly when it holds of every
+ * state equal to it), the first break is then the same, with the same schedule — a repeated
+ * `post` equals a state already visited or the initial one, which the law checked.
  */
 export function walk(
   m: Machine,
   limit: number,
   visit: (s: Step) => string | null,
+  newOnly = false,
 ): { message: string; schedule: number[] } | null {
   const seen = new StateSet(m);
   const states: MachineState[] = [m.initial()];
@@ -101,9 +113,12 @@ export function walk(
     for (let c = 0; c < succ.length; c++) {
       const t = succ[c]!;
       if (!t.next) continue;
-      const msg = visit({ pre, t, choice: c, post: t.next, path: () => pathTo(i) });
-      if (msg !== null) return { message: msg, schedule: [...pathTo(i), c] };
-      if (seen.add(t.next)) {
+      const fresh = newOnly ? seen.add(t.next) : false;
+      if (!newOnly || fresh) {
+        const msg = visit({ pre, t, choice: c, post: t.next, path: () => pathTo(i) });
+        if (msg !== null) return { message: msg, schedule: [...pathTo(i), c] };
+      }
+      if (newOnly ? fresh : seen.add(t.next)) {
         states.push(t.next);
         parent.push(i);
         via.push(c);

@@ -90,12 +90,19 @@ export const noLaneLost: Law = {
       const p = laneProblem(m, init.warps[w]!, live0[w]!, mechanism);
       if (p) return walkOutcome(m, { message: `initial state, warp ${w}: ${p}`, schedule: [] });
     }
-    const bad = walk(m, LIMIT, ({ post, t }) => {
-      const p = laneProblem(m, post.warps[t.warp]!, m.live(post)[t.warp]!, mechanism);
-      return (
-        p && `after ${m.fmt.pc(t.issue.pc)} ${m.fmt.mask(t.issue.mask)} (warp ${t.warp}): ${p}`
-      );
-    });
+    // A property of states (of the warp that moved; the others are the pre-state's, checked
+    // already): a state met before was checked when first met, so only new ones are visited.
+    const bad = walk(
+      m,
+      LIMIT,
+      ({ post, t }) => {
+        const p = laneProblem(m, post.warps[t.warp]!, m.live(post)[t.warp]!, mechanism);
+        return (
+          p && `after ${m.fmt.pc(t.issue.pc)} ${m.fmt.mask(t.issue.mask)} (warp ${t.warp}): ${p}`
+        );
+      },
+      true,
+    );
     return walkOutcome(m, bad);
   },
 };
