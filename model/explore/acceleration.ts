@@ -427,6 +427,11 @@ export class Chains {
   record(edge: number, to: number, added: boolean, extra: number): void {
     if (extra === 0) return;
     this.ofEdge.set(edge, extra);
-    if (added) this.ofState.set(to, extra);
+    if (added) this.recordState(to, extra);
+  }
+
+  /** Records that new state `to` is reached from its breadth-first parent by a chain of `extra` more steps (states in the order they are added). */
+  recordState(to: number, extra: number): void {
+    this.ofState.set(to, extra);
   }
 }

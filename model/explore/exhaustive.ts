@@ -146,9 +146,8 @@ export function explore(
    * with one warp (docs/semantics.md §14.2).
    */
   const chainAfterAny = por !== null || K === 1;
-  /** Per ample step: steps accelerated past it, and whether its target was a new state. */
+  /** Per ample step: steps accelerated past it. */
   const ampleExtra: number[] = [];
-  const ampleAdded: boolean[] = [];
   const { localInfo, localReady, localStart, localAcyclic } = cache;
   const proviso = por ? por.proviso : true;
   const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
@@ -269,7 +268,6 @@ export function explore(
         ampleTo.length = 0;
         amplePerm.length = 0;
         ampleExtra.length = 0;
-        ampleAdded.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
           tuple[ample] = stepWarp.get(e);
@@ -286,7 +284,9 @@ export function explore(
           ampleTo.push(to);
           amplePerm.push(lastPerm);
           ampleExtra.push(extra);
-          ampleAdded.push(to >= size);
+          // States are recorded in the order they are added (the full expansion below may add
+          // states of earlier warps or steps before this edge is recorded).
+          if (extra > 0 && to >= size) chains!.recordState(to, extra);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
           if (proviso && !acyclic && to < size && choice.breaksCycle(to, d, head)) full = true;
         }
@@ -313,12 +313,7 @@ export function explore(
           to = ampleTo[e - ampleFrom]!;
           perm = amplePerm[e - ampleFrom]!;
           if (chains && ampleExtra[e - ampleFrom]! > 0)
-            chains.record(
-              edgeTo.length,
-              to,
-              ampleAdded[e - ampleFrom]!,
-              ampleExtra[e - ampleFrom]!,
-            );
+            chains.record(edgeTo.length, to, false, ampleExtra[e - ampleFrom]!);
         } else if (stop >= 0) {
           const st = stops[stop]!;
           if (st.verdict === 'bound-reached') branching ??= st.message;
