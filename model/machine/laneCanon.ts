@@ -226,7 +226,8 @@ export class LaneCanon implements KeySink {
   /**
    * A hash of lane `l`'s signature (after the membership words are filled): equal under `compare`
    * means equal hashes — the pinned bit and number, or the values (unless the planted bug drops
-   * them) and the membership words, each value as its two 32-bit halves (so -0 and 0 agree).
+   * them) and the membership words, each value by its low 32 bits (so -0 and 0 agree; values
+   * that differ only above them merely share a hash).
    */
   private signatureHash(l: number): number {
     if ((this.pinned >>> l) & 1) return (0x5bd1e995 ^ l) | 0;
@@ -236,9 +237,7 @@ export class LaneCanon implements KeySink {
       const vals = this.laneVals[l]!;
       h = Math.imul(h ^ len, 0x9e3779b1);
       for (let i = 0; i < len; i++) {
-        const v = vals[i]!;
-        h = Math.imul(h ^ (v | 0), 0x9e3779b1);
-        h = Math.imul(h ^ ((v / 4294967296) | 0), 0x85ebca6b);
+        h = Math.imul(h ^ (vals[i]! | 0), 0x9e3779b1);
         h ^= h >>> 15;
       }
     }
