@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { machineOf, regsOf, replay, runListing } from '../testing/run.ts';
-import { pcsInterner, type ItsState } from './its.ts';
 
 /** Lanes 0, 1 take the branch to `then` (pc 5); lanes 2, 3 fall through to pc 3. */
 const ifElse = [
@@ -147,45 +146,6 @@ describe('choices the machine offers (SEMANTICS §6)', () => {
       [0, 0, 0b11, 0],
       [1, 0, 0b11, 1],
       [2, 0, 0b11, 2],
-    ]);
-  });
-});
-
-describe('its: PC arrays shared between states (pcsInterner)', () => {
-  it('gives back an earlier array with the same PCs, and never one with other PCs', () => {
-    const intern = pcsInterner(4);
-    const a = [3, 3, 5, -1];
-    expect(intern(a)).toBe(a);
-    const same = [3, 3, 5, -1];
-    expect(intern(same)).toBe(a);
-    // Arrays that differ (also in one lane, or in length) are never merged, whatever slot they take.
-    const others = [
-      [3, 3, 5, 0],
-      [5, 3, 3, -1],
-      [3, 3, 5],
-      [3, 3, 5, -1, 0],
-    ];
-    for (const o of others) expect(intern(o)).toEqual(o);
-    for (let i = 0; i < 50; i++) {
-      const x = [i % 7, i % 3, i, -1];
-      expect(intern(x)).toEqual(x);
-    }
-  });
-
-  it('leaves the reached states as they were: the if-else runs to the same lane PCs', () => {
-    // Each state's PCs by hand (`ifElse` above): lanes 0, 1 to pc 5 and lanes 2, 3 to pc 3 after
-    // the branch; then the groups in PC order.
-    const m = machineOf(ifElse, 'its');
-    let s = m.initial();
-    const seen: (readonly number[])[] = [];
-    for (let i = 0; i < 3; i++) {
-      s = m.successors(s)[0]!.next!;
-      seen.push((s.warps[0]!.mech as ItsState).pcs);
-    }
-    expect(seen).toEqual([
-      [1, 1, 1, 1],
-      [2, 2, 2, 2],
-      [5, 5, 3, 3],
     ]);
   });
 });

@@ -116,34 +116,6 @@ function kept(next: readonly number[], prev: readonly number[]): readonly number
   return prev;
 }
 
-/**
- * Hash-consing of the lanes' PC arrays (issue 16: memory per state at W = 32): the same lanes at
- * the same PCs recur across many states that differ only in data, and a stored state keeps its
- * PCs — W numbers, ~300 bytes at W = 32, for every state and for the reference of every other
- * mechanism's state. The returned function gives an earlier array with the same PCs when a
- * direct-mapped cache of `size` entries holds one, else `pcs` itself (then cached). States are
- * immutable, so sharing is invisible: the result equals `pcs` element by element.
- */
-export function pcsInterner(size = 4096): (pcs: readonly number[]) => readonly number[] {
-  const cache: (readonly number[] | undefined)[] = new Array(size);
-  return (pcs) => {
-    let h = 0x2545f491;
-    for (let l = 0; l < pcs.length; l++) {
-      h = Math.imul(h ^ pcs[l]!, 0x9e3779b1);
-      h ^= h >>> 15;
-    }
-    const slot = (h >>> 0) % size;
-    const c = cache[slot];
-    if (c !== undefined && c.length === pcs.length) {
-      let l = 0;
-      while (l < pcs.length && c[l] === pcs[l]) l++;
-      if (l === pcs.length) return c;
-    }
-    cache[slot] = pcs;
-    return pcs;
-  };
-}
-
 /** `its`'s `lanePcs` and `fairPlaces`: each live lane at its PC. */
 function itsLanePcs(s: ItsState, visit: (pc: number, mask: number) => void): void {
   // A waiting lane resumes at the instruction after its BSYNC/WARPSYNC, a static successor.
@@ -164,7 +136,6 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
     verdict: 'undefined-behavior' | 'unsupported' | 'resource-exhausted',
     message: string,
   ): Advance<ItsState> => ({ kind: 'stop', verdict, message });
-  const pcsOf = pcsInterner();
   return {
     id: 'its',
     laneFairness: true,
@@ -233,7 +204,7 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       const ev = outcome.event;
       if (o.barriers !== 'native' || (ev.kind !== 'barrier' && ev.kind !== 'warpsync')) {
         if (outcome.exited === 0)
-          return { kind: 'ok', state: { pcs: pcsOf(pcs), wait: s.wait, named: s.named, b: s.b } };
+          return { kind: 'ok', state: { pcs, wait: s.wait, named: s.named, b: s.b } };
         // An exit may complete a barrier the others wait at (SEMANTICS §3.1).
         const wait = s.wait.slice();
         const named = s.named.slice();
@@ -241,12 +212,7 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
         if (ub) return stop('undefined-behavior', ub);
         return {
           kind: 'ok',
-          state: {
-            pcs: pcsOf(pcs),
-            wait: kept(wait, s.wait),
-            named: kept(named, s.named),
-            b: s.b,
-          },
+          state: { pcs, wait: kept(wait, s.wait), named: kept(named, s.named), b: s.b },
         };
       }
       const wait = s.wait.slice();
@@ -330,7 +296,7 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       if (ub) return stop('undefined-behavior', ub);
       return {
         kind: 'ok',
-        state: { pcs: pcsOf(pcs), wait: kept(wait, s.wait), named: kept(named, s.named), b },
+        state: { pcs, wait: kept(wait, s.wait), named: kept(named, s.named), b },
       };
     },
     ready(s) {
