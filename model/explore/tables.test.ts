@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeNumbers, encodeNumber, TupleTable, VectorTable } from './tables.ts';
+import { decodeNumbers, encodeNumber } from './numberCodes.ts';
+import { TupleTable, VectorTable } from './tables.ts';
 
 describe('VectorTable', () => {
   it('gives equal vectors equal dense ids and distinct vectors distinct ones', () => {

@@ -5,6 +5,8 @@
  * full, so distinct keys never merge — the 32-bit hash only picks the slot.
  */
 
+import { decodeNumbers, encodeNumber } from './numberCodes.ts';
+
 /** 32-bit mix of one more word into a running hash (murmur3-style). */
 function mix(h: number, x: number): number {
   let k = Math.imul(x | 0, 0xcc9e2d51);
@@ -28,10 +30,10 @@ function finalMix(h: number, n: number): number {
  * get the same dense id 0, 1, 2, …
  *
  * Storage (issue 16, the cost of a state at W = 32): each vector is kept as a canonical byte code
- * (`encodeNumber`: 1 byte for 0..63, the common PCs, counts and small values; 2 for -1 =
- * `UNKNOWN` and -0.5, the zero-run mark of `laneCanon.ts`; 5–6 for a 32-bit mask or word; 9 for
- * any other number), about a quarter of the 8 bytes a number took, in chunks that are filled and
- * never copied. Each number has exactly one code and a code reads back one way only, so two
+ * (`numberCodes.ts`: 1 byte for 0..63, for -1 = `UNKNOWN` and for -0.5, the zero-run mark of
+ * `laneCanon.ts`; 2 for 64..16,383; at most 5 for a 32-bit mask or word; 9 for any other number),
+ * about 1.4 bytes a number on real W = 32 keys against the 8 it took before, in chunks that are
+ * filled and never copied. Each number has exactly one code and a code reads back one way only, so two
  * vectors are equal exactly when their codes are, and the table compares codes. A W = 32 warp key
  * is ~200 numbers, and on these machines the first write to a fresh page costs more than the rest
  * of storing it (a 128 MB array takes ~0.6 s to fill), so bytes stored are the table's time.
@@ -144,108 +146,6 @@ export class VectorTable {
 
 /** Largest chunk of a `VectorTable` (a code longer than this gets a chunk of its own). */
 const CHUNK = 1 << 20;
-
-/** First bytes of the codes that are not a non-negative integer (`encodeNumber`). */
-const NEG_INT = 0x40;
-const FLOAT = 0x41;
-const MINUS_HALF = 0x42;
-const MINUS_ONE = 0x43;
-
-/** Bytes of a float's code (a scratch shared by `encodeNumber` and `decodeNumbers`). */
-const f64 = new Float64Array(1);
-const f64Bytes = new Uint8Array(f64.buffer);
-
-/**
- * Writes the code of `x` at `out[j]` and returns the index after it. Codes (one per number; -0
- * is 0, as `===` sees them):
- * - an integer 0 ≤ x < 64: the one byte x;
- * - an integer 64 ≤ x < 2^32: little-endian base-128 digits, the high bit set on every byte but
- *   the last (so the first byte is ≥ 0x80), as many as x needs and at least two;
- * - -1 and -0.5: the bytes `MINUS_ONE`, `MINUS_HALF`;
- * - another negative 32-bit integer: `NEG_INT`, then the base-128 digits of -x (one or more);
- * - anything else: `FLOAT` and the 8 bytes of the float.
- * The first byte tells the form and each form ends by itself, so a code reads back one way only.
- */
-export function encodeNumber(x: number, out: Uint8Array, j: number): number {
-  if (x >>> 0 === x) {
-    if (x < 64) {
-      out[j] = x;
-      return j + 1;
-    }
-    if (x < 0x80) {
-      // Two digits, so that the first byte (≥ 0x80) says "digits".
-      out[j] = 0x80 | x;
-      out[j + 1] = 0;
-      return j + 2;
-    }
-    return digits(x, out, j);
-  }
-  if (x === -1) {
-    out[j] = MINUS_ONE;
-    return j + 1;
-  }
-  if ((x | 0) === x) {
-    out[j] = NEG_INT;
-    return digits(-x, out, j + 1);
-  }
-  if (x === -0.5) {
-    out[j] = MINUS_HALF;
-    return j + 1;
-  }
-  out[j] = FLOAT;
-  f64[0] = x;
-  for (let k = 0; k < 8; k++) out[j + 1 + k] = f64Bytes[k]!;
-  return j + 9;
-}
-
-/** Little-endian base-128 digits of `x` (< 2^32), the high bit set on every byte but the last. */
-function digits(x: number, out: Uint8Array, j: number): number {
-  let u = x >>> 0;
-  while (u >= 0x80) {
-    out[j++] = 0x80 | (u & 0x7f);
-    u >>>= 7;
-  }
-  out[j++] = u;
-  return j;
-}
-
-/** Reads back the numbers whose codes are `a[o .. o+len-1]` (`encodeNumber`). */
-export function decodeNumbers(a: Uint8Array, o: number, len: number): Float64Array {
-  const out: number[] = [];
-  const end = o + len;
-  const readDigits = (): number => {
-    let x = 0;
-    let scale = 1;
-    for (;;) {
-      const b = a[o++]!;
-      x += (b & 0x7f) * scale;
-      scale *= 128;
-      if (b < 0x80) return x;
-    }
-  };
-  while (o < end) {
-    const b = a[o]!;
-    if (b < 0x40) {
-      out.push(b);
-      o++;
-    } else if (b >= 0x80) out.push(readDigits());
-    else if (b === MINUS_ONE) {
-      out.push(-1);
-      o++;
-    } else if (b === MINUS_HALF) {
-      out.push(-0.5);
-      o++;
-    } else if (b === NEG_INT) {
-      o++;
-      out.push(-readDigits());
-    } else {
-      for (let k = 0; k < 8; k++) f64Bytes[k] = a[o + 1 + k]!;
-      out.push(f64[0]!);
-      o += 9;
-    }
-  }
-  return Float64Array.from(out);
-}
 
 /**
  * Interns fixed-width tuples of 32-bit integers (a state as its warps' and memory's ids): equal
