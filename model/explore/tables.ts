@@ -5,6 +5,8 @@
  * full, so distinct keys never merge — the 32-bit hash only picks the slot.
  */
 
+import { decodeNumbers, encodeNumber } from './numberCodes.ts';
+
 /** 32-bit mix of one more word into a running hash (murmur3-style). */
 function mix(h: number, x: number): number {
   let k = Math.imul(x | 0, 0xcc9e2d51);
@@ -25,18 +27,35 @@ function finalMix(h: number, n: number): number {
 
 /**
  * Interns variable-length vectors of numbers (a warp's or a memory's canonical key): equal vectors
- * get the same dense id 0, 1, 2, …; the vectors live in one growing arena.
+ * get the same dense id 0, 1, 2, …
+ *
+ * Storage (issue 16, the cost of a state at W = 32): each vector is kept as a canonical byte code
+ * (`numberCodes.ts`: 1 byte for 0..63, for -1 = `UNKNOWN` and for -0.5, the zero-run mark of
+ * `laneCanon.ts`; 2 for 64..16,383; at most 5 for a 32-bit mask or word; 9 for any other number),
+ * about 1.4 bytes a number on real W = 32 keys against the 8 it took before, in chunks that are
+ * filled and never copied. Each number has exactly one code and a code reads back one way only, so two
+ * vectors are equal exactly when their codes are, and the table compares codes. A W = 32 warp key
+ * is ~200 numbers, and on these machines the first write to a fresh page costs more than the rest
+ * of storing it (a 128 MB array takes ~0.6 s to fill), so bytes stored are the table's time.
  */
 export class VectorTable {
   // Small to start (a search of a few hundred states is the common case in `check`, and arrays of
-  // at most 64 bytes stay on V8's heap, cheap to make: `growable.ts`); each array doubles when full.
-  private arena = new Float64Array(1 << 9);
+  // at most 64 bytes stay on V8's heap, cheap to make: `growable.ts`); the per-id arrays double
+  // when full, the chunks double in size up to `CHUNK` and are never copied.
+  private chunks: Uint8Array[] = [new Uint8Array(64)];
+  /** The chunk being filled, and how much of it is used. */
+  private chunk = this.chunks[0]!;
   private used = 0;
-  private start = new Float64Array(8);
+  /** Per id: its chunk, the code's offset in it and its length in bytes, its hash. */
+  private chunkOf = new Int32Array(8);
+  private start = new Int32Array(8);
   private len = new Int32Array(8);
   private hashes = new Int32Array(8);
   private slots = new Int32Array(16);
   private mask = 16 - 1;
+  /** The code of the vector being interned. */
+  private code = new Uint8Array(64);
+  private codeLen = 0;
   size = 0;
 
   /** The id of `v[0 .. n-1]`, adding it when new (then `id === size - 1`). */
@@ -44,48 +63,68 @@ export class VectorTable {
     let h = 0x2545f491;
     for (let i = 0; i < n; i++) h = mix(h, v[i]!);
     h = finalMix(h, n);
+    this.encode(v, n);
+    const code = this.code;
+    const len = this.codeLen;
     const slots = this.slots;
     const mask = this.mask;
     for (let s = h & mask; ; s = (s + 1) & mask) {
       const e = slots[s]!;
       if (e === 0) break;
       const id = e - 1;
-      if (this.hashes[id] !== h || this.len[id] !== n) continue;
+      if (this.hashes[id] !== h || this.len[id] !== len) continue;
       const o = this.start[id]!;
-      const a = this.arena;
+      const a = this.chunks[this.chunkOf[id]!]!;
       let i = 0;
-      while (i < n && a[o + i] === v[i]) i++;
-      if (i === n) return id;
+      while (i < len && a[o + i] === code[i]) i++;
+      if (i === len) return id;
     }
-    return this.add(v, n, h);
+    return this.add(h);
   }
 
-  /** The stored vector of `id` (a view, valid until the next `intern`). */
+  /** The stored vector of `id` (a new array). */
   get(id: number): Float64Array {
-    const o = this.start[id]!;
-    return this.arena.subarray(o, o + this.len[id]!);
+    return decodeNumbers(this.chunks[this.chunkOf[id]!]!, this.start[id]!, this.len[id]!);
   }
 
   /** Bytes held by the table's arrays. */
   get bytes(): number {
-    return this.arena.byteLength + this.start.byteLength * 2 + this.slots.byteLength;
+    let b = this.slots.byteLength + this.code.byteLength + this.start.byteLength * 4;
+    for (const c of this.chunks) b += c.byteLength;
+    return b;
   }
 
-  private add(v: Float64Array, n: number, h: number): number {
+  /** Writes the code of `v[0 .. n-1]` into `code[0 .. codeLen-1]`. */
+  private encode(v: Float64Array, n: number): void {
+    if (this.code.length < n * 9) this.code = new Uint8Array(n * 9 * 2);
+    const code = this.code;
+    let j = 0;
+    for (let i = 0; i < n; i++) j = encodeNumber(v[i]!, code, j);
+    this.codeLen = j;
+  }
+
+  private add(h: number): number {
     const id = this.size++;
     if (id === this.len.length) {
       const c = this.len.length * 2;
-      this.start = grown(this.start, new Float64Array(c));
+      this.chunkOf = grown(this.chunkOf, new Int32Array(c));
+      this.start = grown(this.start, new Int32Array(c));
       this.len = grown(this.len, new Int32Array(c));
       this.hashes = grown(this.hashes, new Int32Array(c));
     }
-    while (this.used + n > this.arena.length)
-      this.arena = grown(this.arena, new Float64Array(this.arena.length * 2));
-    this.arena.set(v.subarray(0, n), this.used);
+    const len = this.codeLen;
+    if (this.used + len > this.chunk.length) {
+      // A new chunk: twice the last up to CHUNK, and at least this code (a code never straddles).
+      this.chunk = new Uint8Array(Math.max(len, Math.min(CHUNK, this.chunk.length * 2)));
+      this.chunks.push(this.chunk);
+      this.used = 0;
+    }
+    this.chunk.set(this.code.subarray(0, len), this.used);
+    this.chunkOf[id] = this.chunks.length - 1;
     this.start[id] = this.used;
-    this.len[id] = n;
+    this.len[id] = len;
     this.hashes[id] = h;
-    this.used += n;
+    this.used += len;
     if (this.size * 2 > this.slots.length) this.rehash();
     else this.place(id, h);
     return id;
@@ -104,6 +143,9 @@ export class VectorTable {
     for (let id = 0; id < this.size; id++) this.place(id, this.hashes[id]!);
   }
 }
+
+/** Largest chunk of a `VectorTable` (a code longer than this gets a chunk of its own). */
+const CHUNK = 1 << 20;
 
 /**
  * Interns fixed-width tuples of 32-bit integers (a state as its warps' and memory's ids): equal

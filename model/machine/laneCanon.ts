@@ -52,6 +52,9 @@ export class LaneCanon implements KeySink {
   private readonly runLast: Int32Array;
   private readonly runNext: Int32Array;
   private readonly runOrder: Int32Array;
+  /** Scratch of `sort`: each lane's signature hash, each run's. */
+  private readonly laneHash: Int32Array;
+  private readonly runHash: Int32Array;
   /** After `sort`: run r is order[runStart[r] .. runStart[r + 1] - 1]; `runs` runs in all. */
   private readonly runStart: Int32Array;
   private runs = 0;
@@ -77,6 +80,8 @@ export class LaneCanon implements KeySink {
     this.runLast = new Int32Array(warpSize);
     this.runNext = new Int32Array(warpSize);
     this.runOrder = new Int32Array(warpSize);
+    this.laneHash = new Int32Array(warpSize);
+    this.runHash = new Int32Array(warpSize);
     this.runStart = new Int32Array(warpSize + 1);
   }
 
@@ -151,16 +156,23 @@ export class LaneCanon implements KeySink {
     // the first lane of each run so far (a comparison of unequal signatures stops at their first
     // difference), so W equal lanes cost W − 1 comparisons, not the O(W²) of sorting them one by
     // one, and no signature is copied.
-    const { runFirst, runNext, runLast } = this;
+    // A hash of each signature first: a lane is compared in full only with runs of its hash
+    // (equal signatures hash alike, so the runs are exactly those of comparing every pair; with
+    // 32 distinct lanes, ~500 integer tests instead of ~500 signature comparisons per key).
+    const { runFirst, runNext, runLast, laneHash, runHash } = this;
+    for (let l = 0; l < W; l++) laneHash[l] = this.signatureHash(l);
     let runs = 0;
     for (let l = 0; l < W; l++) {
       runNext[l] = -1;
+      const h = laneHash[l]!;
       let r = 0;
       for (; r < runs; r++) {
+        if (runHash[r] !== h) continue;
         const a = runFirst[r]!;
         if (this.compare(a, l) === 0) break;
       }
       if (r === runs) {
+        runHash[runs] = h;
         runFirst[runs++] = l;
         runLast[r] = l;
       } else {
@@ -209,6 +221,32 @@ export class LaneCanon implements KeySink {
     for (let i = 0; i < kept; i++) out.push(vals[i]!);
     const words = this.words;
     for (let w = 0; w < words; w++) out.push(this.member[l * words + w]!);
+  }
+
+  /**
+   * A hash of lane `l`'s signature (after the membership words are filled): equal under `compare`
+   * means equal hashes — the pinned bit and number, or the values (unless the planted bug drops
+   * them) and the membership words, each value by its low 32 bits (so -0 and 0 agree; values
+   * that differ only above them merely share a hash).
+   */
+  private signatureHash(l: number): number {
+    if ((this.pinned >>> l) & 1) return (0x5bd1e995 ^ l) | 0;
+    let h = 0x2545f491;
+    if (this.unsound !== 'drop-lane-values') {
+      const len = this.laneLen[l]!;
+      const vals = this.laneVals[l]!;
+      h = Math.imul(h ^ len, 0x9e3779b1);
+      for (let i = 0; i < len; i++) {
+        h = Math.imul(h ^ (vals[i]! | 0), 0x9e3779b1);
+        h ^= h >>> 15;
+      }
+    }
+    const words = this.words;
+    for (let w = 0; w < words; w++) {
+      h = Math.imul(h ^ this.member[l * words + w]!, 0x9e3779b1);
+      h ^= h >>> 15;
+    }
+    return h | 0;
   }
 
   /**

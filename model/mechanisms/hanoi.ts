@@ -78,6 +78,13 @@ const copy = (s: HanoiState): St => ({
   finished: s.finished,
 });
 
+/** `a` and `b` hold the same items (numbers, or the same entry objects) in the same order. */
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * Reconverges while it can (seed 000 §VII-B): while the top REC entry's register is valid and its
  * mask minus finished lanes is contained in the waiting mask, pop it, push a WS entry (its pc, that
@@ -120,6 +127,13 @@ function splitOrder(groups: readonly Group[], fallThrough: number, o: HanoiOptio
     // than two paths: largest on top, ties to the lower PC (SEMANTICS §3.4); two: the `tie` option.
     return popcount(a.mask) - popcount(b.mask) || (groups.length > 2 ? b.pc - a.pc : tie(a, b));
   };
+  // Two groups (the common divergence): the order `Array.prototype.sort` gives them — it asks
+  // `first(second, first)` once and swaps when negative — without copying and sorting.
+  if (groups.length === 2) {
+    const g0 = groups[0]!;
+    const g1 = groups[1]!;
+    return first(g1, g0) < 0 ? [g1, g0] : [g0, g1];
+  }
   return [...groups].sort((a, b) => first(a, b));
 }
 
@@ -306,6 +320,10 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
       }
       s.valid &= fullRegs;
       reconverge(s);
+      // A REC stack or B registers this step left as they were are shared with the state before
+      // (most steps touch neither): a stored state then holds only what changed.
+      if (sameItems(s.rec, state.rec)) s.rec = state.rec as St['rec'];
+      if (sameItems(s.b, state.b)) s.b = state.b as number[];
       return { kind: 'ok', state: s };
     },
     ready(s) {
