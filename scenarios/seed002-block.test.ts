@@ -152,7 +152,12 @@ describe('the block view', () => {
         launch: { warps: 2, warpSize: 32 },
         budget: { maxStates: 20_000 },
       });
-      expect(r.result.findings[0]!.verdict, id).not.toBe('unsupported');
+      // A verdict: some finding (tbc, lwm: a livelock), or the state budget reached (dwf).
+      expect(r.result.findings.length > 0 || r.result.bound !== null, id).toBe(true);
+      expect(
+        r.result.findings.map((f) => f.verdict),
+        id,
+      ).not.toContain('unsupported');
     }
   });
   it('SR_LANEID is the home lane, SR_TID.X the thread', () => {
