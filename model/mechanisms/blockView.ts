@@ -1,7 +1,7 @@
 import type { Outcome } from '../lanes/execute.ts';
 import type { BlockContext, BlockGroup, BlockIssue, BlockMechanism } from './blockMechanism.ts';
 import type { Formatter, Issue, Mechanism } from './mechanism.ts';
-import { formatThreads, fromBlockView, toBlockView } from './threadMask.ts';
+import { formatThreads, fromBlockView, noThreads, toBlockView } from './threadMask.ts';
 
 /**
  * A block mechanism on the block view (K·W ≤ 32, `machine/machineSetup.ts`): the K·W threads as
@@ -15,9 +15,12 @@ export function onBlockView<S>(bm: BlockMechanism<S>, ctx: BlockContext): Mechan
   /** The issues of a candidate list, made once per list (the mechanisms share lists between calls). */
   const issuesOf = new WeakMap<readonly BlockIssue[], readonly Issue[]>();
   const toIssue = (i: BlockIssue): Issue => ({ pc: i.pc, mask: toBlockView(shape, i.threads) });
+  /** The empty set, shared: most steps exit no thread. */
+  const none = noThreads(shape);
+  const threadsOf = (m: number) => (m === 0 ? none : fromBlockView(shape, m));
   const toGroup = (g: { pc: number; mask: number }): BlockGroup => ({
     pc: g.pc,
-    threads: fromBlockView(shape, g.mask),
+    threads: threadsOf(g.mask),
   });
   return {
     id: bm.id,
@@ -34,8 +37,8 @@ export function onBlockView<S>(bm: BlockMechanism<S>, ctx: BlockContext): Mechan
       bm.advance(
         s,
         { pc: issue.pc, threads: fromBlockView(shape, issue.mask) },
-        { groups: outcome.groups.map(toGroup), exited: fromBlockView(shape, outcome.exited) },
-        fromBlockView(shape, exited),
+        { groups: outcome.groups.map(toGroup), exited: threadsOf(outcome.exited) },
+        threadsOf(exited),
       ),
     ready: (s) => toBlockView(shape, bm.ready(s)),
     key: (s, out) => bm.key(s, out),

@@ -58,7 +58,10 @@ export function intersects(a: ThreadMask, b: ThreadMask): boolean {
   return false;
 }
 
+/** `a` ∪ `b`; one of them itself when the other adds nothing (states share it). */
 export function union(a: ThreadMask, b: ThreadMask): ThreadMask {
+  if (isEmpty(b)) return a;
+  if (isEmpty(a)) return b;
   const out = new Array<number>(a.length);
   for (let k = 0; k < a.length; k++) out[k] = (a[k]! | b[k]!) >>> 0;
   return out;
