@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultBudget, explore } from '../explore/exhaustive.ts';
 import { findMechanism, resolveOptions } from '../mechanisms/registry.ts';
 import { toBlockView } from '../mechanisms/threadMask.ts';
-import { launchOf, load } from '../testing/run.ts';
+import { launchOf, load, runListing } from '../testing/run.ts';
 import { createBlockMachine } from './blockMachine.ts';
 import { createMachine, type Machine, type MachineSpec } from './machine.ts';
 
@@ -118,4 +118,53 @@ describe('the block machine agrees with the block view at K·W ≤ 32', () => {
       expect(firstIssues(wide, spec, true)).toEqual(firstIssues(view, spec, false));
       expect(verdicts(wide)).toEqual(verdicts(view));
     });
+});
+
+/** Home warp 1 sets a flag that home warp 0 spins on (as in scenarios/seed002-wide.test.ts). */
+const flag = `// @warpcheck warp-size=32 warps=2 mem[0x100]=0
+\tFunction : flag
+        S2R R0, SR_TID.X ;
+        MOV R2, 0x100 ;
+        MOV R3, 0x1 ;
+        ISETP.GE.AND P1, PT, R0, 0x20, PT ;
+   @P1  BRA SET ;
+SPIN:
+        ATOMS.ADD R1, [R2], RZ ;
+        ISETP.EQ.AND P0, PT, R1, RZ, PT ;
+   @P0  BRA SPIN ;
+        EXIT ;
+SET:
+        ATOMS.EXCH RZ, [R2], R3 ;
+        EXIT ;
+`;
+
+describe('the dead-value reduction on the block machine (K·W = 64)', () => {
+  const wide = { warps: 2, warpSize: 32 };
+  const found = (r: ReturnType<typeof runListing>) =>
+    r.result.findings.map((f) => `${f.verdict}/${f.kind ?? ''}`).sort();
+  const runs: readonly [string, string, string, number][] = [
+    ['flag', flag, 'dwf', 20_000],
+    ['flag', flag, 'tbc', 20_000],
+    ['spinlock', scenario('spinlock.sass'), 'tbc', 20_000],
+    ['spinlock', scenario('spinlock.sass'), 'lwm', 20_000],
+    // Bound-reached at this budget either way: no finding.
+    ['spinlock', scenario('spinlock.sass'), 'dwf', 5_000],
+  ];
+  for (const [name, text, id, maxStates] of runs)
+    it(`reduced and exact searches agree: ${id} on ${name}`, () => {
+      const budget = { maxStates };
+      const exact = runListing(text, id, { launch: wide, budget, reduce: { deadValues: false } });
+      const reduced = runListing(text, id, { launch: wide, budget });
+      expect(reduced.machine.canReduce).toBe(true);
+      expect(found(reduced)).toEqual(found(exact));
+    });
+  it('fails on the relevance law’s planted bug (a BRA that does not read its guard)', () => {
+    // The spinning threads' P0 is then dead at the loop's branch: the holder's state and a
+    // spinner's merge, and a livelock appears that the exact search does not have.
+    const budget = { maxStates: 5_000 };
+    const text = scenario('spinlock.sass');
+    const exact = runListing(text, 'dwf', { launch: wide, budget, reduce: { deadValues: false } });
+    const planted = runListing(text, 'dwf', { launch: wide, budget, plantUnsoundRelevance: true });
+    expect(found(planted)).not.toEqual(found(exact));
+  });
 });

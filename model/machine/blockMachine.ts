@@ -23,6 +23,7 @@ import {
 } from '../mechanisms/threadMask.ts';
 import { formatterFor } from './formatter.ts';
 import { KeyWriter, type KeySink } from './key.ts';
+import { liveness } from './liveness.ts';
 import type { Machine, MachineSpec, MachineState, WarpState, WarpStep } from './machineTypes.ts';
 import { stopStep } from './mergedIssue.ts';
 
@@ -58,9 +59,10 @@ export interface BlockWarp {
  * issues, t's formed warp — and its lowest thread p — is the same throughout; a step that issues
  * p issues t.
  *
- * Not on this machine (docs/semantics.md): the refinement check against `its` (the reference is
- * per warp of ≤ 32 lanes), the dead-value reduction (keys are exact), lane symmetry and loop
- * widening; a run that asks for them runs without.
+ * Keys: exact (`key`), or with the dead-value reduction (`behaviourKey`, the explorer's reduced
+ * keys; `liveness.ts` over the PCs `BlockMechanism.lanePcs` reports per thread). Not on this
+ * machine (docs/semantics.md): the refinement check against `its` (the reference is per warp of
+ * ≤ 32 lanes), lane symmetry and loop widening; a run that asks for them runs without.
  */
 export function createBlockMachine(spec: MachineSpec): Machine {
   const { program, ops } = spec;
@@ -236,14 +238,49 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     }
   };
 
-  /** One home warp's lanes into a key (as `warpKeys.ts` writes a warp's, unreduced). */
+  /**
+   * The dead-value reduction (`liveness.ts`, relevance; as `warpKeys.ts` does per warp): only the
+   * registers and predicates some thread may still read from the PCs the mechanism reports for
+   * it (`BlockMechanism.lanePcs`, the same contract per thread as `Mechanism.lanePcs`), per home
+   * warp. Block mechanisms own no B registers, so there is nothing else to reduce.
+   */
+  const live = liveness(
+    ops,
+    ctx.layout,
+    (op) => bm.policy(op),
+    true,
+    spec.plantUnsoundRelevance ?? false,
+  );
+  const nSlots = ctx.layout.count;
+  /** slotLanes[k * nSlots + slot]: home warp k's lanes for which the slot is live. */
+  const slotLanes = new Int32Array(Math.max(1, K * nSlots));
+  const predLanes = new Int32Array(K * 7);
+  const visitLive = (pc: number, threads: ThreadMask): void => {
+    if (!(pc >= 0 && pc < n)) return; // the virtual exit: nothing is read
+    for (let w = 0; w < live.words; w++) {
+      let bits = live.regs[pc * live.words + w]!;
+      while (bits !== 0) {
+        const slot = w * 32 + 31 - Math.clz32(bits & -bits);
+        bits &= bits - 1;
+        for (let k = 0; k < K; k++) slotLanes[k * nSlots + slot]! |= threads[k]!;
+      }
+    }
+    let p = live.preds[pc]!;
+    while (p !== 0) {
+      const b = 31 - Math.clz32(p & -p);
+      p &= p - 1;
+      for (let k = 0; k < K; k++) predLanes[k * 7 + b]! |= threads[k]!;
+    }
+  };
+  /** One home warp's lanes into a key (as `warpKeys.ts` writes a warp's). */
   const localSink = {
     out: null as KeySink | null,
     push(v: number) {
       this.out!.push(v);
     },
   };
-  const writeHome = (d: LaneData, out: KeySink): void => {
+  /** Home warp `k`'s lanes, reduced (`k` ≥ 0, after `visitLive`) or exact (`k` = -1). */
+  const writeHome = (d: LaneData, out: KeySink, k: number): void => {
     out.push(d.exited);
     for (let l = 0; l < W; l++) {
       const c = d.calls[l]!;
@@ -254,22 +291,55 @@ export function createBlockMachine(spec: MachineSpec): Machine {
       localSink.out = out;
       for (let l = 0; l < W; l++) writeMemoryKey(d.local?.[l] ?? emptyMemory, localSink);
     }
+    if (k >= 0) {
+      // Reduced: only values live for some thread (filled by `visitLive`); which ones is a
+      // function of the mechanism state and `exited`, both written, so the key stays exact on
+      // every value that can still be read.
+      const liveLanes = ~d.exited;
+      for (let sl = 0; sl < nSlots; sl++) {
+        let m = slotLanes[k * nSlots + sl]! & liveLanes;
+        const col = d.regs[sl]!;
+        while (m !== 0) {
+          const l = 31 - Math.clz32(m & -m);
+          m &= m - 1;
+          out.push(col[l]!);
+        }
+      }
+      for (let p = 0; p < 7; p++) {
+        const m = predLanes[k * 7 + p]! & liveLanes;
+        out.push((d.preds[p]! & m) >>> 0);
+        out.push((d.predsUnknown[p]! & m) >>> 0);
+      }
+      return;
+    }
     for (let l = 0; l < W; l++) for (const col of d.regs) out.push(col[l]!);
     for (let p = 0; p < 7; p++) {
       out.push(d.preds[p]!);
       out.push(d.predsUnknown[p]!);
     }
   };
-  const warpKey = (ws: WarpState, out: KeySink): void => {
+  const warpKey = (ws: WarpState, out: KeySink, reduced: boolean): void => {
     const b = ws.mech as BlockWarp;
     bm.key(b.block, out);
-    for (const d of b.homes) writeHome(d, out);
+    if (reduced) {
+      slotLanes.fill(0);
+      predLanes.fill(0);
+      bm.lanePcs(b.block, visitLive);
+    }
+    for (let k = 0; k < K; k++) writeHome(b.homes[k]!, out, reduced ? k : -1);
   };
   const keyWriter = new KeyWriter();
   const key = (s: MachineState): string => {
     keyWriter.reset();
-    warpKey(s.warps[0]!, keyWriter);
+    warpKey(s.warps[0]!, keyWriter, false);
     writeMemoryKey(s.memory, keyWriter);
+    return keyWriter.finish();
+  };
+  /** Equal behaviour keys: the same future control (`Machine.behaviourKey`). */
+  const behaviourKey = (s: MachineState): string => {
+    keyWriter.reset();
+    warpKey(s.warps[0]!, keyWriter, true);
+    if (live.memoryRelevant) writeMemoryKey(s.memory, keyWriter);
     return keyWriter.finish();
   };
 
@@ -326,14 +396,14 @@ export function createBlockMachine(spec: MachineSpec): Machine {
       return candidates(b).length > 0 ? 'running' : 'blocked';
     },
     key,
-    behaviourKey: key,
+    behaviourKey,
     live: (s) => [liveHomes(s.warps[0]!.mech as BlockWarp)],
     referenceView: () => null,
-    warpKey: (ws, out) => warpKey(ws, out),
+    warpKey,
     memoryKey: (m, out) => writeMemoryKey(m, out),
-    canReduce: false,
+    canReduce: true,
     symmetric: false,
-    memoryRelevant: true,
+    memoryRelevant: live.memoryRelevant,
     symmetryOff: spec.laneSymmetry ? `${bm.id} runs past 32 threads on the block machine` : null,
     placeFairness: true,
     warpPinned: null,
