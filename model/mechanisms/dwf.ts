@@ -17,10 +17,10 @@ import {
   homeLanesOf,
   isEmpty,
   minus,
-  noThreads,
   oneThread,
   sameThreads,
   union,
+  unionOf,
   writeThreads,
   type ThreadMask,
 } from './threadMask.ts';
@@ -132,11 +132,7 @@ export function createDwf(ctx: BlockContext, opts: DwfOptions): BlockMechanism<D
       // The pool as a set: one order (PC, then threads) for every way of reaching it.
       return { kind: 'ok', state: pool.sort(byPcThreads) };
     },
-    ready: (s) => {
-      let m = noThreads(shape);
-      for (const w of candidates(s)) m = union(m, w.threads);
-      return m;
-    },
+    ready: (s) => unionOf(shape, candidates(s)),
     key(s, out: KeySink) {
       out.push(s.length);
       for (const w of s) {

@@ -21,9 +21,9 @@ import {
   intersects,
   isEmpty,
   minus,
-  noThreads,
   sameThreads,
   union,
+  unionOf,
   writeThreads,
   type ThreadMask,
 } from './threadMask.ts';
@@ -156,11 +156,7 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): BlockMechanism<T
       }
       return { kind: 'ok', state: settle(stack, warps, arrived, branchPc) };
     },
-    ready: (s) => {
-      let m = noThreads(shape);
-      for (const w of s.warps) m = union(m, w.threads);
-      return m;
-    },
+    ready: (s) => unionOf(shape, s.warps),
     key(s, out: KeySink) {
       out.push(s.stack.length);
       for (const e of s.stack) {

@@ -67,6 +67,17 @@ export function union(a: ThreadMask, b: ThreadMask): ThreadMask {
   return out;
 }
 
+/** The union of the `threads` of `items` (one array for all of them). */
+export function unionOf(
+  shape: BlockShape,
+  items: readonly { readonly threads: ThreadMask }[],
+): ThreadMask {
+  const out = new Array<number>(shape.warps).fill(0);
+  for (const it of items) for (let k = 0; k < out.length; k++) out[k] |= it.threads[k]!;
+  for (let k = 0; k < out.length; k++) out[k] = out[k]! >>> 0;
+  return out;
+}
+
 /** `a` without the threads of `b`; `a` itself when nothing is removed (states share it). */
 export function minus(a: ThreadMask, b: ThreadMask): ThreadMask {
   if (!intersects(a, b)) return a;
