@@ -56,6 +56,51 @@ describe('warpcheck explore', () => {
     expect(on.byId['simt-stack']!.states).toBe(off.byId['simt-stack']!.states);
   });
 
+  it('--no-alone-groups turns off groups that run alone; the JSON says whether they ran', async () => {
+    // Two arms of a branch on the lane id that meet only at their EXITs (aloneGroups.test.ts
+    // counts the states by hand: 28 without the reduction, 13 with it, acceleration and EXIT
+    // priority off).
+    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const file = join(dir, 'arms.sass');
+    const add = (r: string) => `        IADD3 ${r}, ${r}, 0x1, RZ ;`;
+    writeFileSync(
+      file,
+      [
+        '// @warpcheck warp-size=2 warps=1',
+        '        S2R R0, SR_LANEID ;',
+        '        ISETP.EQ.AND P0, PT, R0, RZ, PT ;',
+        '   @P0  BRA B ;',
+        add('R6'),
+        add('R6'),
+        add('R6'),
+        '        EXIT ;',
+        'B:',
+        add('R7'),
+        add('R7'),
+        add('R7'),
+        '        EXIT ;',
+        '',
+      ].join('\n'),
+    );
+    const row = async (extra: string[]) => {
+      const r = await run(['explore', file, '--mechanism', 'its', '--json', '--no-save', ...extra]);
+      expect(r.code).toBe(0);
+      const json = JSON.parse(r.out) as {
+        budgets: { aloneGroups: boolean };
+        results: { verdict: string; states: number; aloneGroups: { applied: number } | null }[];
+      };
+      return { budgets: json.budgets, its: json.results[0]! };
+    };
+    const base = ['--no-accelerate', '--no-exit-priority'];
+    const on = await row(base);
+    const off = await row([...base, '--no-alone-groups']);
+    expect(on.budgets.aloneGroups).toBe(true);
+    expect(off.budgets.aloneGroups).toBe(false);
+    expect(off.its).toMatchObject({ verdict: 'terminates', states: 28, aloneGroups: null });
+    expect(on.its).toMatchObject({ verdict: 'terminates', states: 13 });
+    expect(on.its.aloneGroups!.applied).toBeGreaterThan(0);
+  });
+
   it('says its terminates and simt-stack livelocks on the spinlock (seed 000 §III–IV), in JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-'));
     const r = await run([

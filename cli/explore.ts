@@ -38,6 +38,11 @@ export interface ExploreArgs extends PrepareArgs {
    * (`--no-exit-priority` turns it off).
    */
   readonly exitPriority?: boolean;
+  /**
+   * Groups that run alone inside an `its` warp (`--no-alone-groups` turns it off; issue 16,
+   * `aloneGroups.ts`).
+   */
+  readonly aloneGroups?: boolean;
   /** Warp symmetry (`--no-warp-symmetry` turns it off; issue 10 item 2). */
   readonly warpSymmetry?: boolean;
   /** Chain acceleration (`--no-accelerate` turns it off; issue 16, `acceleration.ts`). */
@@ -226,6 +231,7 @@ function printJson(
           laneSymmetry: a.laneSymmetry !== false,
           por: a.partialOrder !== false,
           exitPriority: a.exitPriority !== false,
+          aloneGroups: a.aloneGroups !== false,
           warpSymmetry: a.warpSymmetry !== false,
           accelerate: a.accelerate !== false,
           widen: a.widen ?? 0,
@@ -245,6 +251,7 @@ function printJson(
           laneSymmetry: r.result.laneSymmetry,
           por: r.result.partialOrder ?? false,
           exitPriority: r.result.exitPriority ?? null,
+          aloneGroups: r.result.aloneGroups ?? null,
           warpSymmetry: r.result.warpSymmetry ?? false,
           accelerated: r.result.accelerated ?? 0,
           findings: r.result.findings.map((f) => ({

@@ -48,6 +48,7 @@ export function searchMachine(
           reduce: {
             partialOrder: a.partialOrder !== false,
             exitPriority: a.exitPriority !== false,
+            aloneGroups: a.aloneGroups !== false,
             warpSymmetry: a.warpSymmetry !== false,
             accelerate: a.accelerate !== false,
           },

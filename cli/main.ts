@@ -164,6 +164,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'let lanes wait at an EXIT while other lane groups of their its warp (or other splits of their dws warp) run, instead of exiting them first (EXIT priority, docs/semantics.md §14.1)',
     )
     .option(
+      '--no-alone-groups',
+      'interleave every lane group of an its warp instead of running alone a group at a data instruction outside every loop that no other lane can reach (docs/semantics.md §14.3)',
+    )
+    .option(
       '--no-warp-symmetry',
       'keep states that differ only by exchanging warps that can no longer read their own index apart (warp symmetry, docs/semantics.md §15)',
     )
@@ -256,6 +260,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           laneSymmetry: o['symmetry'] !== false,
           partialOrder: o['por'] !== false,
           exitPriority: o['exitPriority'] !== false,
+          aloneGroups: o['aloneGroups'] !== false,
           warpSymmetry: o['warpSymmetry'] !== false,
           accelerate: o['accelerate'] !== false,
           ...(o['random'] !== undefined

@@ -7,7 +7,8 @@ import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
 import type { Finding } from './verdict.ts';
 import { partialOrder } from './partialOrder.ts';
-import { groupPriority } from './groupPriority.ts';
+import { aloneGroups } from './aloneGroups.ts';
+import { eitherGroup, groupPriority } from './groupPriority.ts';
 import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
 import { headline, searchNotes } from './searchSummary.ts';
@@ -72,7 +73,9 @@ export function explore(
     reduce.partialOrder && (K > 1 || machine.mechanism.threadIssues === true)
       ? partialOrder(machine, options.plantUnsoundPor)
       : null;
-  const groups = reduce.exitPriority ? groupPriority(machine, options.plantUnsoundGroups) : null;
+  const exitFirst = reduce.exitPriority ? groupPriority(machine, options.plantUnsoundGroups) : null;
+  const alone = reduce.aloneGroups ? aloneGroups(machine, options.plantUnsoundAlone ?? null) : null;
+  const groups = eitherGroup(exitFirst, alone);
   const visited = new VisitedStates(machine, reduced);
   const { tuple, depthOf } = visited;
   const sym =
@@ -474,7 +477,8 @@ export function explore(
     findings: sorted,
     laneSymmetry: machine.symmetric,
     partialOrder: por !== null,
-    ...(groups ? { exitPriority: { applied: cache.exitPriority } } : {}),
+    ...(exitFirst ? { exitPriority: { applied: cache.exitPriority } } : {}),
+    ...(alone ? { aloneGroups: { applied: cache.aloneGroups } } : {}),
     warpSymmetry: sym !== null,
     accelerated: chains?.steps ?? 0,
     terminalStates,

@@ -1,5 +1,6 @@
 import type { DeadlockKind, Finding, Verdict } from './verdict.ts';
 import type { PlantUnsoundPor } from './partialOrder.ts';
+import type { PlantUnsoundAlone } from './aloneGroups.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
 import type { PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
 import type { PlantUnsoundAccel } from './acceleration.ts';
@@ -48,6 +49,11 @@ export interface ExploreResult {
    * how many distinct warp states it expanded an exiting group alone.
    */
   readonly exitPriority?: { readonly applied: number };
+  /**
+   * The search ran with groups that run alone (`aloneGroups.ts`), and in how many distinct warp
+   * states it expanded such a group alone.
+   */
+  readonly aloneGroups?: { readonly applied: number };
   /** The search ran with warp symmetry (`warpSymmetry.ts`): states up to permuting free warps. */
   readonly warpSymmetry?: boolean;
   /**
@@ -86,6 +92,13 @@ export interface Reductions {
    */
   readonly exitPriority: boolean;
   /**
+   * Groups that run alone inside one `its` warp under maximal grouping (`aloneGroups.ts`,
+   * docs/semantics.md §14.3): a group at a lane-local instruction off every control-flow cycle,
+   * which no other lane of the warp may reach or meet, issues before any other group moves.
+   * Deadlocks, stops, terminal states and fair cycles are preserved.
+   */
+  readonly aloneGroups: boolean;
+  /**
    * Warp symmetry (`warpSymmetry.ts`, docs/semantics.md §15): states equal up to a permutation
    * of warps that can no longer read their own index are one state; livelocks are decided with
    * each warp tracked through the permutations (`trackedFairness.ts`). Applies with two or more
@@ -104,6 +117,7 @@ export const defaultReductions: Reductions = {
   deadValues: true,
   partialOrder: true,
   exitPriority: true,
+  aloneGroups: true,
   warpSymmetry: true,
   accelerate: true,
 };
@@ -114,6 +128,8 @@ export interface ExploreOptions {
   readonly plantUnsoundPor?: PlantUnsoundPor;
   /** A planted bug for the EXIT-priority soundness law; never set outside tests. */
   readonly plantUnsoundGroups?: PlantUnsoundGroups;
+  /** A planted bug for the law of groups that run alone; never set outside tests. */
+  readonly plantUnsoundAlone?: PlantUnsoundAlone;
   /** A planted bug for the warp-symmetry soundness law; never set outside tests. */
   readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
   /** A planted bug for the acceleration soundness law; never set outside tests. */

@@ -12,145 +12,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Machine } from '../machine/machine.ts';
-import { spinlockKernel } from '../../properties/arbitraries/kernels.ts';
-import { structuredKernel } from '../../properties/arbitraries/structured.ts';
-import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts';
-import { machineOf, replay } from '../testing/run.ts';
-import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
+import { checkFindings, exitRelease, groupKernels } from '../testing/groupKernels.ts';
+import { machineOf } from '../testing/run.ts';
+import { explore, type Budget } from './exhaustive.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
-import { randomKernel } from './randomKernels.ts';
 import { expectSameOutcomes, outcomes, verdictOf } from '../testing/outcomes.ts';
 import { SPINLOCK_W2 } from '../core/coreTesting.ts';
 
 const budget: Budget = { maxStates: 6_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
-/**
- * Three lanes and two convergence barriers, written by hand so that the order of one EXIT and one
- * BSSY decides a deadlock. Lane 0 exits early; lane 2 leaves B0 (BREAK), waits for lane 1's flag,
- * re-arms B0 with itself only (BSSY, SEMANTICS §2: Bx := the active mask) and waits at BSYNC B1;
- * lane 1 sets the flag and waits at BSYNC B0. Hand derivation (SEMANTICS §3.1, `release` in
- * its.ts: a BSYNC on Bx releases when every non-exited member of Bx waits on it):
- * - if lane 0 is still at its EXIT when lane 2 re-arms B0, lane 1 waits on B0 = {2} and lane 2 on
- *   B1 = {0,1,2} \ exited, which lane 1 never reaches: a blocked deadlock, whenever lane 0 exits;
- * - if lane 0 exited first, lane 1 is released as soon as it waits (B0 \ exited = {1} after the
- *   BREAK), exits, and lane 2's BSYNC B1 then releases: every lane exits.
- * So the full search finds the deadlock; exiting lane 0 before anything else hides it. Lane 0 is a
- * member of B0 and B1, so EXIT priority must not apply to it (`groupPriority.ts`, condition 2).
- */
-const exitRelease = [
-  '// @warpcheck warp-size=3 warps=1 mem[0x100]=0',
-  '\tFunction : k',
-  '        S2R R0, SR_LANEID ;',
-  '        ISETP.EQ.AND P0, PT, R0, RZ, PT ;',
-  '        ISETP.EQ.AND P1, PT, R0, 0x2, PT ;',
-  '        MOV R3, 0x1 ;',
-  '        BSSY B1, END ;',
-  '        BSSY B0, JOIN ;',
-  '   @P0  BRA EARLY ;',
-  '   @P1  BRA G ;',
-  '        STS [RZ+0x100], R3 ;',
-  '        BSYNC B0 ;',
-  'JOIN:',
-  '        EXIT ;',
-  'EARLY:',
-  '        EXIT ;',
-  'G:',
-  '        BREAK B0 ;',
-  'SPIN:',
-  '        LDS R4, [RZ+0x100] ;',
-  '        ISETP.EQ.AND P2, PT, R4, RZ, PT ;',
-  '   @P2  BRA SPIN ;',
-  '        BSSY B0, JOIN ;',
-  '        BSYNC B1 ;',
-  'END:',
-  '        EXIT ;',
-].join('\n');
-
-/**
- * Lanes in roles around convergence barriers (neither generator emits BSSY/BSYNC/BREAK): every lane
- * arms B0 and B1, then each lane runs the instructions of role `lane mod roles` — random picks of
- * BSSY, BSYNC, BREAK, an early EXIT, a flag store, a spin on the flag, arithmetic and VOTE — and
- * exits. Early exits of barrier members next to BSSY/BREAK of others are what EXIT priority must
- * not reorder (`exitRelease` above is one of them).
- */
-const roleOp = fc.constantFrom(
-  'BSSY B0, END',
-  'BSSY B1, END',
-  'BSYNC B0',
-  'BSYNC B1',
-  'BREAK B0',
-  'BREAK B1',
-  'EXIT',
-  'STS [RZ+0x100], R3',
-  'SPIN',
-  'IADD3 R6, R6, 0x1, RZ',
-  'VOTE.ANY R5, PT, PT',
-);
-const barrierRoles = fc
-  .record({
-    warpSize: fc.integer({ min: 2, max: 4 }),
-    roles: fc.array(fc.array(roleOp, { minLength: 1, maxLength: 4 }), {
-      minLength: 2,
-      maxLength: 3,
-    }),
-  })
-  .map(({ warpSize, roles }) => {
-    const lines = [
-      `// @warpcheck warp-size=${warpSize} warps=1 mem[0x100]=0`,
-      '\tFunction : roles',
-      '        S2R R0, SR_LANEID ;',
-      '        MOV R3, 0x1 ;',
-      '        BSSY B1, END ;',
-      '        BSSY B0, END ;',
-    ];
-    // Lane l runs role l mod roles.length.
-    for (let l = 0; l < warpSize; l++)
-      lines.push(
-        `        ISETP.EQ.AND P0, PT, R0, 0x${l}, PT ;`,
-        `   @P0  BRA ROLE${l % roles.length} ;`,
-      );
-    lines.push('        EXIT ;');
-    roles.forEach((ops, r) => {
-      lines.push(`ROLE${r}:`);
-      ops.forEach((op, i) => {
-        if (op === 'SPIN')
-          lines.push(
-            `S${r}_${i}:`,
-            '        LDS R4, [RZ+0x100] ;',
-            '        ISETP.EQ.AND P2, PT, R4, RZ, PT ;',
-            `   @P2  BRA S${r}_${i} ;`,
-          );
-        else lines.push(`        ${op} ;`);
-      });
-      lines.push('        BRA END ;');
-    });
-    lines.push('END:', '        EXIT ;');
-    return lines.join('\n');
-  });
-
-/**
- * Lane symmetry applies where lane ids are not read; the generators branch on lane ids, so half
- * the kernels read an unknown special register instead (as `laneSymmetry.test.ts` does).
- */
-const unknownIds = (text: string): string => text.replace(/SR_LANEID|SR_TID\.X/g, 'SR_CLOCKLO');
-const kernels = fc
-  .tuple(
-    fc.oneof(
-      structuredKernel({ maxWarpSize: 6, maxWarps: 2, maxStatements: 3, maxDepth: 2 }).map(
-        (k) => k.text,
-      ),
-      unstructuredKernel({ maxWarpSize: 6, maxWarps: 2, maxBlocks: 6 }).map((k) => k.text),
-      randomKernel({ maxLength: 10, maxWarpSize: 4 }).map((k) => k.text),
-      spinlockKernel.map((k) => k.text),
-      barrierRoles,
-    ),
-    fc.boolean(),
-  )
-  .map(([text, unknown]) => (unknown ? unknownIds(text) : text));
-
 const setup = fc.record({
-  text: kernels,
+  text: groupKernels,
   laneSymmetry: fc.boolean(),
   por: fc.boolean(),
   bssy: fc.constantFrom('assign', 'or'),
@@ -165,19 +37,6 @@ interface Tally {
   smaller: number;
 }
 
-/** Every finding replays from the real initial state to its outcome (as `partialOrder.test.ts`). */
-function checkFindings(machine: Machine, r: ExploreResult, label: string): void {
-  const m = r.laneSymmetry === machine.symmetric ? machine : machine.withoutSymmetry();
-  for (const f of r.findings) {
-    const { states, last } = replay(m, f.schedule);
-    const end = states.at(-1)!;
-    if (f.loop !== null) expect(m.behaviourKey(states[f.loop]!), label).toBe(m.behaviourKey(end));
-    else if (f.verdict === 'terminates') expect(m.status(end), label).toBe('terminated');
-    else if (f.verdict === 'deadlock') expect(m.status(end), label).toBe('blocked');
-    else expect(last?.stop?.verdict, label).toBe(f.verdict);
-  }
-}
-
 /** The law on one setup; throws (via expect) when it breaks. */
 function check(
   s: Setup,
@@ -189,8 +48,10 @@ function check(
     options: mechanism === 'its' ? { bssy: s.bssy } : {},
     laneSymmetry: s.laneSymmetry,
   });
-  // Warp symmetry has its own law (warpSymmetry.test.ts, which runs with EXIT priority on).
-  const reduce = { partialOrder: s.por, warpSymmetry: false };
+  // Warp symmetry has its own law (warpSymmetry.test.ts, which runs with EXIT priority on), and
+  // so do groups that run alone (aloneGroups.test.ts, with EXIT priority on and off): with both,
+  // the two reductions pick different groups, and neither graph need be the smaller.
+  const reduce = { partialOrder: s.por, warpSymmetry: false, aloneGroups: false };
   const plain = explore(machine, budget, undefined, {
     reduce: { ...reduce, exitPriority: false },
   });
@@ -228,8 +89,10 @@ describe('EXIT priority among the lane groups of an its warp and the splits of a
   it('keeps the deadlock that an early exit would release (hand derivation above)', () => {
     for (const laneSymmetry of [false, true]) {
       const m = machineOf(exitRelease, 'its', { laneSymmetry });
-      const plain = explore(m, budget, undefined, { reduce: { exitPriority: false } });
-      const reduced = explore(m, budget);
+      const plain = explore(m, budget, undefined, {
+        reduce: { exitPriority: false, aloneGroups: false },
+      });
+      const reduced = explore(m, budget, undefined, { reduce: { aloneGroups: false } });
       expect(verdictOf(plain)).toBe('deadlock/blocked/');
       expect(outcomes(plain)).toEqual(['deadlock/blocked/', 'terminates//']);
       expect(verdictOf(reduced)).toBe('deadlock/blocked/');
@@ -305,10 +168,12 @@ describe('EXIT priority among the lane groups of an its warp and the splits of a
       '        EXIT ;',
     ].join('\n');
     const m = machineOf(text, 'dws');
-    const plain = explore(m, budget, undefined, { reduce: { exitPriority: false } });
+    const plain = explore(m, budget, undefined, {
+      reduce: { exitPriority: false, aloneGroups: false },
+    });
     const both = ['terminates//', 'violation//warpsync-check'];
     expect(outcomes(plain)).toEqual(both);
-    const reduced = explore(m, budget);
+    const reduced = explore(m, budget, undefined, { reduce: { aloneGroups: false } });
     expect(reduced.exitPriority).toBeUndefined();
     expect(outcomes(reduced)).toEqual(both);
     // The planted variant ignores condition 1: lane 0 exits first and the violation is lost.
@@ -335,13 +200,17 @@ describe('EXIT priority among the lane groups of an its warp and the splits of a
     // On dws the holder is a split of its own, and the same holds.
     for (const mech of ['its', 'dws']) {
       const m = machineOf(text, mech);
-      const plain = explore(m, budget, undefined, { reduce: { exitPriority: false } });
-      const reduced = explore(m, budget);
+      const plain = explore(m, budget, undefined, {
+        reduce: { exitPriority: false, aloneGroups: false },
+      });
+      const reduced = explore(m, budget, undefined, { reduce: { aloneGroups: false } });
       expect(verdictOf(plain)).toBe('terminates//');
       expect(verdictOf(reduced)).toBe('terminates//');
       expect(reduced.exitPriority?.applied).toBeGreaterThan(0);
       expect(reduced.states).toBeLessThan(plain.states);
-      const off = explore(m, budget, undefined, { reduce: { exitPriority: false } });
+      const off = explore(m, budget, undefined, {
+        reduce: { exitPriority: false, aloneGroups: false },
+      });
       expect(off.exitPriority).toBeUndefined();
     }
   });

@@ -44,9 +44,26 @@ import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
 export interface GroupPriority {
   /**
    * The steps `from .. to - 1` of `steps` (one issue) that may be expanded alone, or null. Every
-   * cycle avoids them (they exit lanes), so the cycle proviso is not needed for them.
+   * fair cycle avoids them (they exit lanes, or leave a PC off every cycle: `aloneGroups.ts`), so
+   * the cycle proviso is not needed for them.
    */
-  pick(warp: WarpState, steps: WarpSteps, mem: Memory): { from: number; to: number } | null;
+  pick(warp: WarpState, steps: WarpSteps, mem: Memory): GroupPick | null;
+}
+
+/** A group picked to run alone, and the rule that picked it (for the tallies). */
+export interface GroupPick {
+  readonly from: number;
+  readonly to: number;
+  readonly rule: 'exit' | 'alone';
+}
+
+/** The first rule's pick, else the second's (either may be absent). */
+export function eitherGroup(
+  a: GroupPriority | null,
+  b: GroupPriority | null,
+): GroupPriority | null {
+  if (!a || !b) return a ?? b;
+  return { pick: (warp, steps, mem) => a.pick(warp, steps, mem) ?? b.pick(warp, steps, mem) };
 }
 
 /** Planted bugs for the soundness law (`groupPriority.test.ts`); never defaults. */
@@ -133,7 +150,7 @@ export function groupPriority(
           if (ok && barrierValue && plant !== 'barrier-members')
             for (let x = 0; x < B_REGISTERS; x++)
               if ((barrierValue(warp.mech, x) & issue.mask) !== 0) ok = false;
-          if (ok) return { from, to };
+          if (ok) return { from, to, rule: 'exit' };
         }
         from = to;
       }

@@ -25,6 +25,8 @@ export class LocalSteps {
   readonly localAcyclic = uint8();
   /** Locals whose ample set is an EXIT-priority group (`groupPriority.ts`), for the tally. */
   exitPriority = 0;
+  /** Locals whose ample set is a group that runs alone (`aloneGroups.ts`), for the tally. */
+  aloneGroups = 0;
   /**
    * Per local: its further candidate ranges (`WarpAmple.more`) are
    * `ampleMore[localMoreStart[l] .. localMoreStart[l+1]-1]`, pairs of (from, to).
@@ -98,7 +100,8 @@ export class LocalSteps {
       const exit = this.groups?.pick(warp, ws, mem) ?? null;
       const ample = this.por?.classify(ws, mem) ?? null;
       if (ample?.abstract) this.porAbstract = true;
-      if (exit) this.exitPriority++;
+      if (exit?.rule === 'exit') this.exitPriority++;
+      else if (exit) this.aloneGroups++;
       this.localAmpleFrom.push(exit ? exit.from : (ample?.from ?? -1));
       this.localAmpleTo.push(exit ? exit.to : (ample?.to ?? -1));
       this.localAcyclic.push(exit ? 1 : 0);

@@ -404,6 +404,7 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     canReduce: true,
     symmetric: false,
     memoryRelevant: live.memoryRelevant,
+    mayReach: live.mayReach,
     symmetryOff: spec.laneSymmetry ? `${bm.id} runs past 32 threads on the block machine` : null,
     placeFairness: true,
     warpPinned: null,

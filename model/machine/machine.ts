@@ -130,6 +130,7 @@ export function createMachine(spec: MachineSpec): Machine {
     canReduce,
     symmetric,
     memoryRelevant: live ? live.memoryRelevant : true,
+    mayReach: live ? live.mayReach : null,
     symmetryOff: setup.symmetryOff,
     warpPinned: warpPins(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),

@@ -129,6 +129,12 @@ export interface Machine {
    * keys no memory at all.
    */
   readonly memoryRelevant: boolean;
+  /**
+   * `Liveness.mayReach` over the program's control successors (an over-approximation: a CALL
+   * reaches its callee and return site, a RET every return site, an unknown target everywhere);
+   * null when the analysis is not run (the mechanism reports no lane PCs).
+   */
+  readonly mayReach: ((isTarget: (pc: number) => boolean) => Uint8Array) | null;
   /** Why lane symmetry is off though asked for (null when on or not asked for). */
   readonly symmetryOff: string | null;
   /**
