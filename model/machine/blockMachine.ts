@@ -3,7 +3,7 @@ import { execContext } from '../lanes/execContext.ts';
 import { execute } from '../lanes/execute.ts';
 import { initialLaneData, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
-import { emptyMemory, memoryOf, writeMemoryKey, type Memory } from '../lanes/memory.ts';
+import { memoryOf, writeMemoryKey, type Memory } from '../lanes/memory.ts';
 import type {
   BlockContext,
   BlockFormatter,
@@ -22,9 +22,10 @@ import {
   type ThreadMask,
 } from '../mechanisms/threadMask.ts';
 import { formatterFor } from './formatter.ts';
-import { KeyWriter, type KeySink } from './key.ts';
+import { KeyWriter } from './key.ts';
 import { liveness } from './liveness.ts';
-import type { Machine, MachineSpec, MachineState, WarpState, WarpStep } from './machineTypes.ts';
+import { blockWarpKey } from './blockKeys.ts';
+import type { Machine, MachineSpec, MachineState, WarpStep } from './machineTypes.ts';
 import { stopStep } from './mergedIssue.ts';
 
 const NOP: Op = { kind: 'nop', guard: null, pred2: null };
@@ -89,9 +90,6 @@ export function createBlockMachine(spec: MachineSpec): Machine {
   );
   const base = formatterFor(program, W);
   const bfmt: BlockFormatter = { pc: base.pc, threads: (m) => formatThreads(shape, m) };
-  const hasLocal = ops.some(
-    (op) => (op.kind === 'load' || op.kind === 'store') && op.local === true,
-  );
   /** The explorer's issue for a formed warp: `mask` is its home lanes, `threads` the threads. */
   const toIssue = (i: BlockIssue): Issue => ({
     pc: i.pc,
@@ -251,83 +249,7 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     true,
     spec.plantUnsoundRelevance ?? false,
   );
-  const nSlots = ctx.layout.count;
-  /** slotLanes[k * nSlots + slot]: home warp k's lanes for which the slot is live. */
-  const slotLanes = new Int32Array(Math.max(1, K * nSlots));
-  const predLanes = new Int32Array(K * 7);
-  const visitLive = (pc: number, threads: ThreadMask): void => {
-    if (!(pc >= 0 && pc < n)) return; // the virtual exit: nothing is read
-    for (let w = 0; w < live.words; w++) {
-      let bits = live.regs[pc * live.words + w]!;
-      while (bits !== 0) {
-        const slot = w * 32 + 31 - Math.clz32(bits & -bits);
-        bits &= bits - 1;
-        for (let k = 0; k < K; k++) slotLanes[k * nSlots + slot]! |= threads[k]!;
-      }
-    }
-    let p = live.preds[pc]!;
-    while (p !== 0) {
-      const b = 31 - Math.clz32(p & -p);
-      p &= p - 1;
-      for (let k = 0; k < K; k++) predLanes[k * 7 + b]! |= threads[k]!;
-    }
-  };
-  /** One home warp's lanes into a key (as `warpKeys.ts` writes a warp's). */
-  const localSink = {
-    out: null as KeySink | null,
-    push(v: number) {
-      this.out!.push(v);
-    },
-  };
-  /** Home warp `k`'s lanes, reduced (`k` ≥ 0, after `visitLive`) or exact (`k` = -1). */
-  const writeHome = (d: LaneData, out: KeySink, k: number): void => {
-    out.push(d.exited);
-    for (let l = 0; l < W; l++) {
-      const c = d.calls[l]!;
-      out.push(c.length);
-      for (let i = 0; i < c.length; i++) out.push(c[i]!);
-    }
-    if (hasLocal) {
-      localSink.out = out;
-      for (let l = 0; l < W; l++) writeMemoryKey(d.local?.[l] ?? emptyMemory, localSink);
-    }
-    if (k >= 0) {
-      // Reduced: only values live for some thread (filled by `visitLive`); which ones is a
-      // function of the mechanism state and `exited`, both written, so the key stays exact on
-      // every value that can still be read.
-      const liveLanes = ~d.exited;
-      for (let sl = 0; sl < nSlots; sl++) {
-        let m = slotLanes[k * nSlots + sl]! & liveLanes;
-        const col = d.regs[sl]!;
-        while (m !== 0) {
-          const l = 31 - Math.clz32(m & -m);
-          m &= m - 1;
-          out.push(col[l]!);
-        }
-      }
-      for (let p = 0; p < 7; p++) {
-        const m = predLanes[k * 7 + p]! & liveLanes;
-        out.push((d.preds[p]! & m) >>> 0);
-        out.push((d.predsUnknown[p]! & m) >>> 0);
-      }
-      return;
-    }
-    for (let l = 0; l < W; l++) for (const col of d.regs) out.push(col[l]!);
-    for (let p = 0; p < 7; p++) {
-      out.push(d.preds[p]!);
-      out.push(d.predsUnknown[p]!);
-    }
-  };
-  const warpKey = (ws: WarpState, out: KeySink, reduced: boolean): void => {
-    const b = ws.mech as BlockWarp;
-    bm.key(b.block, out);
-    if (reduced) {
-      slotLanes.fill(0);
-      predLanes.fill(0);
-      bm.lanePcs(b.block, visitLive);
-    }
-    for (let k = 0; k < K; k++) writeHome(b.homes[k]!, out, reduced ? k : -1);
-  };
+  const warpKey = blockWarpKey(ops, ctx, bm, live);
   const keyWriter = new KeyWriter();
   const key = (s: MachineState): string => {
     keyWriter.reset();
