@@ -70,7 +70,7 @@ const mechanismHelp = (mechanisms: readonly MechanismFactory[]) =>
   mechanisms
     .map(
       (m) =>
-        `  ${m.id.padEnd(12)} ${m.summary}\n${' '.repeat(15)}(${m.source}${m.level === 'block' ? '; block-level: one state for the block, warps × warp size ≤ 32' : ''})` +
+        `  ${m.id.padEnd(12)} ${m.summary}\n${' '.repeat(15)}(${m.source}${m.level === 'block' ? '; block-level: one state for the block, up to 8 warps of 32 threads' : ''})` +
         m.options
           .map(
             (o) =>

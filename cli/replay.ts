@@ -95,7 +95,7 @@ export function runReplay(a: ReplayArgs, io: Io): number {
   io.out(
     `mechanism: ${s.value.mechanism}${opts ? ` (${opts})` : ''}; ` +
       (m.machine.blockLaunch
-        ? `block mechanism: ${m.machine.blockLaunch.warps} warp(s) of ${m.machine.blockLaunch.warpSize} threads, run as one block view; masks are written thread ${launch.warpSize - 1} first, home warps apart (warp 0 on the right)\n`
+        ? `block mechanism: ${m.machine.blockLaunch.warps} warp(s) of ${m.machine.blockLaunch.warpSize} threads, run ${launch.warpSize < m.machine.blockLaunch.warps * m.machine.blockLaunch.warpSize ? 'on the block machine (lanes per home warp)' : 'as one block view'}; masks are written thread ${m.machine.blockLaunch.warps * m.machine.blockLaunch.warpSize - 1} first, home warps apart (warp 0 on the right)\n`
         : `${launch.warps} warp(s) of ${launch.warpSize} lanes; masks are written lane ${launch.warpSize - 1} first\n`),
   );
   if (!a.quiet) {

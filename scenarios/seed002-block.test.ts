@@ -3,8 +3,8 @@
  * The figures are images in our copy: every expected value below is derived by hand from the
  * prose and the rules of docs/semantics.md "Block mechanisms", as the comments say; none is
  * copied from the code's output. `seed002-block-tbc.tbc.json` replays TBC state by state
- * (scenarios.test.ts); here: DWF's regrouping, LWM's sub-warps, the home-lane rules, the 32-thread
- * limit, and one warp as a block.
+ * (scenarios.test.ts); here: DWF's regrouping, LWM's sub-warps, the home-lane rules, that blocks
+ * past 32 threads run (issue 10; `seed002-wide.test.ts` has their issues), and one warp as a block.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,12 +144,20 @@ describe('lwm: seed 002 §3.4, sub-warps of one large warp', () => {
 });
 
 describe('the block view', () => {
-  it('beyond 32 threads a block mechanism is unsupported, naming the limit', () => {
+  it('beyond 32 threads a block mechanism runs (issue 10): no run ends unsupported', () => {
+    // Two warps of 32 (64 threads) on the spinlock: each of the three gives a verdict of its own
+    // rules, never `unsupported` (the old 32-bit limit).
     for (const id of ['tbc', 'dwf', 'lwm']) {
-      const r = runListing(listing('spinlock.sass'), id, { launch: { warps: 2, warpSize: 32 } });
-      const f = r.result.findings[0]!;
-      expect(f.verdict).toBe('unsupported');
-      expect(f.message).toContain('exceeds 32');
+      const r = runListing(listing('spinlock.sass'), id, {
+        launch: { warps: 2, warpSize: 32 },
+        budget: { maxStates: 20_000 },
+      });
+      // A verdict: some finding (tbc, lwm: a livelock), or the state budget reached (dwf).
+      expect(r.result.findings.length > 0 || r.result.bound !== null, id).toBe(true);
+      expect(
+        r.result.findings.map((f) => f.verdict),
+        id,
+      ).not.toContain('unsupported');
     }
   });
   it('SR_LANEID is the home lane, SR_TID.X the thread', () => {

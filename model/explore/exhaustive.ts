@@ -63,7 +63,9 @@ export function explore(
   const K = machine.launch.warps;
   // Under lane symmetry lane numbers do not persist along edges: fairness per place, the PC or the
   // split the mechanism names (`Mechanism.fairPlaces`, fairCycles.ts).
-  const placeFair = machine.mechanism.laneFairness && machine.symmetric;
+  // The block machine names its places itself (`Machine.placeFairness`).
+  const placeFair =
+    machine.mechanism.laneFairness && (machine.symmetric || machine.placeFairness === true);
   const laneFair = machine.mechanism.laneFairness && !placeFair;
   const reduce: Reductions = { ...defaultReductions, ...options.reduce };
   const reduced = reduce.deadValues && machine.canReduce;

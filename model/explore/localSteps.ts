@@ -113,7 +113,12 @@ export class LocalSteps {
     }
     this.localInfo.push((ws.enabled ? 1 : 0) | (ws.live ? 2 : 0));
     this.localReady.push(ws.ready);
-    if (this.placeFair) {
+    if (this.placeFair && ws.places && ws.stepPlaces) {
+      // The machine names the places (`Machine.placeFairness`, the block machine).
+      for (const place of ws.places) this.localPlaces.push(place);
+      this.localPlaceStart.push(this.localPlaces.length);
+      for (const place of ws.stepPlaces) this.stepPlace.push(place);
+    } else if (this.placeFair) {
       const places: number[] = [];
       const placeOfLane = this.placeOfLane;
       let placed = 0;

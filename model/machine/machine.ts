@@ -1,3 +1,4 @@
+import { createBlockMachine } from './blockMachine.ts';
 import { warpPins } from './warpPins.ts';
 import { initialLaneData } from '../lanes/laneData.ts';
 import { memoryOf } from '../lanes/memory.ts';
@@ -40,6 +41,9 @@ export { formatterFor } from './formatter.ts';
  * and here: a warp's steps (`warpSteps`), a state's successors, status and liveness.
  */
 export function createMachine(spec: MachineSpec): Machine {
+  // A block mechanism past 32 threads: the block machine (issue 10, `blockMachine.ts`).
+  if (spec.factory.level === 'block' && spec.launch.warps * spec.launch.warpSize > 32)
+    return createBlockMachine(spec);
   const setup = setupMachine(spec);
   const { program, ops } = spec;
   const launch = setup.launch;

@@ -1,12 +1,7 @@
 import type { Op } from '../isa/op.ts';
 import type { Launch } from '../lanes/launch.ts';
-import {
-  BLOCK_THREAD_LIMIT,
-  blockMask,
-  tooLargeBlock,
-  type BlockContext,
-  type BlockShape,
-} from '../mechanisms/blockMechanism.ts';
+import type { BlockContext, BlockShape } from '../mechanisms/blockMechanism.ts';
+import { formatThreads, fromBlockView } from '../mechanisms/threadMask.ts';
 import { execContext, type ExecContext } from '../lanes/execContext.ts';
 import type { Formatter, Mechanism, MechanismContext, Policy } from '../mechanisms/mechanism.ts';
 import { createIts, type ItsState } from '../mechanisms/its.ts';
@@ -59,14 +54,18 @@ export interface MachineSetup {
 /** Builds the `MachineSetup` of `spec` (stage 1 of `createMachine`). */
 export function setupMachine(spec: MachineSpec): MachineSetup {
   const { program, ops } = spec;
-  // A block mechanism (`blockMechanism.ts`) runs on the block view: the K·W threads as one row of
-  // lanes, thread t in lane t, SR_LANEID = t mod W. Past 32 threads the masks cannot hold the
-  // block: the lanes stay per warp and the mechanism ends the run `unsupported`.
+  // A block mechanism (`blockMechanism.ts`) at K·W ≤ 32 runs on the block view: the K·W threads
+  // as one row of lanes, thread t in lane t, SR_LANEID = t mod W. Past 32 threads the lane masks
+  // cannot hold the block: `createMachine` runs the block machine instead (`blockMachine.ts`).
   const shape: BlockShape | null =
     spec.factory.level === 'block'
       ? { warps: spec.launch.warps, warpSize: spec.launch.warpSize }
       : null;
-  const blockView = shape !== null && shape.warps * shape.warpSize <= BLOCK_THREAD_LIMIT;
+  if (shape !== null && shape.warps * shape.warpSize > 32)
+    throw new Error(
+      `setupMachine: a block of ${shape.warps * shape.warpSize} threads runs on the block machine`,
+    );
+  const blockView = shape !== null;
   const launch: Launch = blockView
     ? { ...spec.launch, warpSize: shape.warps * shape.warpSize, warps: 1 }
     : spec.launch;
@@ -84,9 +83,7 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
   const made =
     shape === null
       ? spec.factory.create(mctx, spec.options)
-      : blockView
-        ? spec.factory.create({ ...mctx, block: shape } as BlockContext, spec.options)
-        : (tooLargeBlock(spec.factory.id, mctx, shape) as Mechanism<unknown>);
+      : spec.factory.create({ ...mctx, block: shape } as BlockContext, spec.options);
   // The lane-symmetry law's planted bugs: fairness places are bare PCs (for `dws`, the call depth
   // ignored, so two splits at one PC count as one fairness entity), or one place for every lane.
   const lanePcs = made.lanePcs;
@@ -144,7 +141,9 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
     mctx,
     mech,
     refMech,
-    fmt: blockView ? { pc: fmt.pc, mask: (m) => blockMask(shape, m) } : fmt,
+    fmt: blockView
+      ? { pc: fmt.pc, mask: (m) => formatThreads(shape, fromBlockView(shape, m)) }
+      : fmt,
     n: program.instructions.length,
     W: launch.warpSize,
     full: ctx.full,

@@ -137,6 +137,12 @@ export interface Machine {
   readonly mayReach: ((isTarget: (pc: number) => boolean) => Uint8Array) | null;
   /** Why lane symmetry is off though asked for (null when on or not asked for). */
   readonly symmetryOff: string | null;
+  /**
+   * The machine names each step's fairness place itself (`WarpSteps.places`, `stepPlaces`): the
+   * block machine (`blockMachine.ts`), whose issues are formed warps of up to 256 threads, places
+   * their lowest threads. Lane fairness is then checked per place (`explore/fairCycles.ts`).
+   */
+  readonly placeFairness?: boolean;
   /** The same machine without lane symmetry. */
   withoutSymmetry(): Machine;
   /**
@@ -179,6 +185,12 @@ export interface WarpSteps {
   /** Number of candidates (steps of one candidate share its group). */
   readonly issues: number;
   readonly steps: readonly WarpStep[];
+  /**
+   * On a machine that names fairness places itself (`Machine.placeFairness`): the places of the
+   * ready issues, and each step's place (`stepPlaces[i]` for `steps[i]`).
+   */
+  readonly places?: readonly number[];
+  readonly stepPlaces?: readonly number[];
 }
 
 export interface MachineSpec {

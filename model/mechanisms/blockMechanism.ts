@@ -1,53 +1,85 @@
 import type { Op } from '../isa/op.ts';
 import { BARRIER_KINDS } from '../isa/op.ts';
-import type { Group } from '../lanes/execute.ts';
-import type {
-  Advance,
-  Formatter,
-  Issue,
-  Mechanism,
-  MechanismContext,
-  Policy,
-} from './mechanism.ts';
+import type { KeySink } from '../machine/key.ts';
+import type { Advance, MechanismContext, Policy, StateView } from './mechanism.ts';
 import { VIRTUAL_EXIT } from './mechanism.ts';
+import {
+  fromBlockView,
+  homeLanesOf,
+  toBlockView,
+  union,
+  type BlockShape,
+  type ThreadMask,
+} from './threadMask.ts';
 
 /**
  * Block-level mechanisms (issue 13 item 3; seed 002 §3.2–3.4): one state for all K warps of a
  * block, because threads of different warps are regrouped into new warps.
  *
- * A block mechanism is a `Mechanism<S>` whose masks name the block's *threads* rather than one
- * warp's lanes: bit t is thread t = k·W + l, of home warp k = ⌊t / W⌋ and home lane l = t mod W
- * (SEMANTICS §1's numbering). An `Issue` is one formed warp: a PC and the block threads that run
- * it. Its factory says `level: 'block'`; the machine then runs the block as one "block view" of
- * K·W threads (`machine/machineSetup.ts`), so the explorer, the laws, replay and the issue core
- * take block and per-warp mechanisms alike. Since masks are 32-bit numbers here, K·W ≤ 32
- * (`BLOCK_THREAD_LIMIT`); beyond it the run ends `unsupported` with a message naming the limit.
+ * A block mechanism is a `BlockMechanism<S>`: its sets name the block's *threads*
+ * (`threadMask.ts`: one W-bit word per home warp, thread t = k·W + l of home warp k = ⌊t / W⌋ and
+ * home lane l = t mod W, SEMANTICS §1's numbering), up to 8 × 32 = 256 threads (issue 10). A
+ * `BlockIssue` is one formed warp: a PC and the block threads that run it. Its factory says
+ * `level: 'block'` and the machine runs it in one of two ways:
+ * - K·W ≤ 32: as one "block view" of K·W lanes (`machine/machineSetup.ts`, through
+ *   `blockView.ts`), so the explorer's reductions, the laws, replay and the refinement check take
+ *   block and per-warp mechanisms alike;
+ * - K·W > 32: on the block machine (`machine/blockMachine.ts`), the lanes per home warp, each
+ *   formed warp executing word k on home warp k.
  *
  * Lane positions are part of the rules: a formed warp never holds two threads of one home lane
  * (seed 002 §3.2: "restricted threads to stick to their original assigned lane ... if two threads
  * from same 'home' lane are grouped into the same warp, these two threads will have a bank
  * conflict").
  */
-export interface BlockShape {
-  /** Warps in the block (K). */
-  readonly warps: number;
-  /** Lanes per warp (W): a thread's home lane is its index mod W. */
-  readonly warpSize: number;
+export type { BlockShape } from './threadMask.ts';
+
+/** One formed warp: a PC and the block threads that run it. */
+export interface BlockIssue {
+  readonly pc: number;
+  readonly threads: ThreadMask;
 }
 
-/** The most threads a block mechanism handles: masks are 32-bit numbers. */
-export const BLOCK_THREAD_LIMIT = 32;
+/** Threads that go on at one PC (`lanes/execute.ts`'s `Group` over the block). */
+export interface BlockGroup {
+  readonly pc: number;
+  readonly threads: ThreadMask;
+}
 
-/** What a block mechanism is built from: the per-warp context over the block's threads, and the shape. */
+/** What a formed warp's step did (`Outcome` over the block): groups by next PC, ascending; exits. */
+export interface BlockOutcome {
+  readonly groups: readonly BlockGroup[];
+  readonly exited: ThreadMask;
+}
+
+/** Prints PCs and thread sets for views. */
+export interface BlockFormatter {
+  pc(pc: number): string;
+  threads(m: ThreadMask): string;
+}
+
+/**
+ * A block-level mechanism: `Mechanism<S>` (`mechanism.ts`) with thread sets for lane masks. Pure
+ * functions over an immutable state; the same contracts as `Mechanism`'s members of the same
+ * names, read per thread of the block.
+ */
+export interface BlockMechanism<S> {
+  readonly id: string;
+  /** Weak fairness per thread (every formed warp that stays ready eventually issues). */
+  readonly laneFairness: boolean;
+  policy(op: Op): Policy;
+  init(): S;
+  candidates(state: S): readonly BlockIssue[];
+  advance(state: S, issue: BlockIssue, outcome: BlockOutcome, exited: ThreadMask): Advance<S>;
+  ready(state: S): ThreadMask;
+  key(state: S, out: KeySink): void;
+  lanePcs(state: S, visit: (pc: number, threads: ThreadMask) => void): void;
+  view(state: S, fmt: BlockFormatter): StateView;
+}
+
+/** What a block mechanism is built from: the per-warp context, and the block's shape. */
 export interface BlockContext extends MechanismContext {
   readonly block: BlockShape;
-}
-
-/** Mask of the block threads whose home lane is `lane`. */
-export function columnMask(shape: BlockShape, lane: number): number {
-  let m = 0;
-  for (let k = 0; k < shape.warps; k++) m |= 1 << (k * shape.warpSize + lane);
-  return m >>> 0;
 }
 
 /**
@@ -56,28 +88,32 @@ export function columnMask(shape: BlockShape, lane: number): number {
  * threads keep their home lanes and lanes that hold more threads give extra warps (as many warps as
  * the fullest lane has threads). A full block compacts to its home warps. Ascending order.
  */
-export function compact(shape: BlockShape, mask: number): number[] {
-  const out: number[] = [];
-  const W = shape.warpSize;
-  for (let l = 0; l < W; l++) {
-    let j = 0;
-    for (let k = 0; k < shape.warps; k++) {
-      const bit = (1 << (k * W + l)) >>> 0;
-      if ((mask & bit) === 0) continue;
-      if (j === out.length) out.push(0);
-      out[j] = (out[j]! | bit) >>> 0;
-      j++;
+export function compactThreads(shape: BlockShape, mask: ThreadMask): ThreadMask[] {
+  const out: number[][] = [];
+  // Per lane, the next warp to take a thread: warp j's word k gets lane l's (j+1)-th thread.
+  let taken = 0;
+  const depth = new Array<number>(shape.warpSize).fill(0);
+  for (let k = 0; k < shape.warps; k++)
+    for (let m = mask[k]!; m !== 0; m &= m - 1) {
+      const bit = (m & -m) >>> 0;
+      const j = depth[31 - Math.clz32(bit)]!++;
+      if (j === taken) {
+        out.push(new Array<number>(shape.warps).fill(0));
+        taken++;
+      }
+      out[j]![k] = (out[j]![k]! | bit) >>> 0;
     }
-  }
   return out;
 }
 
-/** Home lanes of `mask`, as a W-bit mask: two threads of one formed warp never share one. */
+/** `compactThreads` on a 32-bit block-view mask (K·W ≤ 32). */
+export function compact(shape: BlockShape, mask: number): number[] {
+  return compactThreads(shape, fromBlockView(shape, mask)).map((w) => toBlockView(shape, w));
+}
+
+/** Home lanes of a 32-bit block-view mask, as a W-bit mask (`homeLanesOf` for thread sets). */
 export function homeLanes(shape: BlockShape, mask: number): number {
-  let lanes = 0;
-  const W = shape.warpSize;
-  for (let m = mask >>> 0; m !== 0; m &= m - 1) lanes |= 1 << ((31 - Math.clz32(m & -m)) % W);
-  return lanes >>> 0;
+  return homeLanesOf(fromBlockView(shape, mask));
 }
 
 /**
@@ -114,41 +150,17 @@ export function isBranch(op: Op): boolean {
 }
 
 /** Adds `groups` to `acc` (one group per PC, ascending), for outcomes gathered over several issues. */
-export function mergeGroups(acc: readonly Group[], groups: readonly Group[]): Group[] {
-  const byPc = new Map<number, number>();
-  for (const g of acc) byPc.set(g.pc, g.mask);
-  for (const g of groups) byPc.set(g.pc, ((byPc.get(g.pc) ?? 0) | g.mask) >>> 0);
-  return [...byPc].sort((a, b) => a[0] - b[0]).map(([pc, mask]) => ({ pc, mask }));
-}
-
-/** Prints a block mask as its home warps' masks, warp 0 on the right: `1110_1111`. */
-export function blockMask(shape: BlockShape, mask: number): string {
-  const W = shape.warpSize;
-  const parts: string[] = [];
-  for (let k = shape.warps - 1; k >= 0; k--)
-    parts.push(
-      ((mask >>> (k * W)) & (W === 32 ? 0xffffffff : (1 << W) - 1)).toString(2).padStart(W, '0'),
-    );
-  return parts.join('_');
-}
-
-/**
- * The mechanism a block beyond `BLOCK_THREAD_LIMIT` threads runs: the first issue ends the run
- * `unsupported`, naming the limit (run per home warp, so that the lanes stay within 32 bits).
- */
-export function tooLargeBlock(id: string, ctx: MechanismContext, shape: BlockShape): Mechanism<0> {
-  const message = `${id} is a block mechanism and keeps the block's K·W threads in one 32-bit mask: K·W = ${shape.warps}·${shape.warpSize} = ${shape.warps * shape.warpSize} exceeds ${BLOCK_THREAD_LIMIT} (use --warps and --warp-size with K·W ≤ ${BLOCK_THREAD_LIMIT})`;
-  return {
-    id,
-    laneFairness: false,
-    policy: () => 'native',
-    init: () => 0,
-    candidates: (): readonly Issue[] => [{ pc: ctx.entry, mask: ctx.full }],
-    advance: (): Advance<0> => ({ kind: 'stop', verdict: 'unsupported', message }),
-    ready: () => ctx.full,
-    key: () => {},
-    view: () => ({ tables: [], data: { unsupported: message } }),
-  };
+export function mergeGroups(
+  acc: readonly BlockGroup[],
+  groups: readonly BlockGroup[],
+): BlockGroup[] {
+  const byPc = new Map<number, ThreadMask>();
+  for (const g of acc) byPc.set(g.pc, g.threads);
+  for (const g of groups) {
+    const had = byPc.get(g.pc);
+    byPc.set(g.pc, had ? union(had, g.threads) : g.threads);
+  }
+  return [...byPc].sort((a, b) => a[0] - b[0]).map(([pc, threads]) => ({ pc, threads }));
 }
 
 /**
@@ -156,18 +168,17 @@ export function tooLargeBlock(id: string, ctx: MechanismContext, shape: BlockSha
  * threads) and the scenario data, PCs as labels (the virtual exit as `-` / null).
  */
 export function stackView(
-  stack: readonly { readonly pc: number; readonly rpc: number; readonly mask: number }[],
-  fmt: Formatter,
-  shape: BlockShape,
+  stack: readonly { readonly pc: number; readonly rpc: number; readonly mask: ThreadMask }[],
+  fmt: BlockFormatter,
 ): { rows: string[][]; data: { rpc: string | null; pc: string | null; mask: string }[] } {
   const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
   const top = [...stack].reverse();
   return {
-    rows: top.map((e) => [pc(e.rpc), pc(e.pc), fmt.mask(e.mask)]),
+    rows: top.map((e) => [pc(e.rpc), pc(e.pc), fmt.threads(e.mask)]),
     data: top.map((e) => ({
       rpc: e.rpc === VIRTUAL_EXIT ? null : fmt.pc(e.rpc),
       pc: e.pc === VIRTUAL_EXIT ? null : fmt.pc(e.pc),
-      mask: blockMask(shape, e.mask),
+      mask: fmt.threads(e.mask),
     })),
   };
 }

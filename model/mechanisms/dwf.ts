@@ -1,21 +1,29 @@
-import type { Outcome } from '../lanes/execute.ts';
-import { popcount } from '../lanes/values.ts';
 import type { KeySink } from '../machine/key.ts';
 import {
-  blockMask,
   blockPolicy,
-  homeLanes,
   isBranch,
   type BlockContext,
+  type BlockFormatter,
+  type BlockIssue,
+  type BlockMechanism,
+  type BlockOutcome,
 } from './blockMechanism.ts';
-import type {
-  Advance,
-  Formatter,
-  Issue,
-  Mechanism,
-  MechanismFactory,
-  StateView,
-} from './mechanism.ts';
+import { onBlockView } from './blockView.ts';
+import type { Advance, MechanismFactory, StateView } from './mechanism.ts';
+import {
+  allThreads,
+  compareThreads,
+  countThreads,
+  homeLanesOf,
+  isEmpty,
+  minus,
+  oneThread,
+  sameThreads,
+  union,
+  unionOf,
+  writeThreads,
+  type ThreadMask,
+} from './threadMask.ts';
 
 /**
  * `dwf` — dynamic warp formation (seed 002 §3.2, after Fung et al. [6]): a block-level mechanism
@@ -34,7 +42,7 @@ import type {
  */
 export interface DwfWarp {
   readonly pc: number;
-  readonly mask: number;
+  readonly threads: ThreadMask;
 }
 
 export type DwfState = readonly DwfWarp[];
@@ -51,15 +59,17 @@ export interface DwfOptions {
   readonly schedule: DwfSchedule;
 }
 
-const byPcMask = (a: DwfWarp, b: DwfWarp) => a.pc - b.pc || a.mask - b.mask;
+/** The pool's one order: PC, then the threads as block numbers (`compareThreads`). */
+const byPcThreads = (a: DwfWarp, b: DwfWarp) => a.pc - b.pc || compareThreads(a.threads, b.threads);
 
-export function createDwf(ctx: BlockContext, opts: DwfOptions): Mechanism<DwfState> {
+export function createDwf(ctx: BlockContext, opts: DwfOptions): BlockMechanism<DwfState> {
   const shape = ctx.block;
+  const W = shape.warpSize;
   const branchAt = ctx.ops.map(isBranch);
   /** Threads waiting at each PC, for the majority and minority policies. */
   const chosenPc = (s: DwfState): number => {
     const count = new Map<number, number>();
-    for (const w of s) count.set(w.pc, (count.get(w.pc) ?? 0) + popcount(w.mask));
+    for (const w of s) count.set(w.pc, (count.get(w.pc) ?? 0) + countThreads(w.threads));
     let best = -1;
     let bestCount = 0;
     for (const [pc, c] of [...count].sort((a, b) => a[0] - b[0])) {
@@ -74,7 +84,7 @@ export function createDwf(ctx: BlockContext, opts: DwfOptions): Mechanism<DwfSta
     }
     return best;
   };
-  const candidates = (s: DwfState): readonly Issue[] => {
+  const candidates = (s: DwfState): readonly DwfWarp[] => {
     if (opts.schedule === 'any' || s.length === 0) return s;
     const pc = chosenPc(s);
     return s.filter((w) => w.pc === pc);
@@ -85,53 +95,55 @@ export function createDwf(ctx: BlockContext, opts: DwfOptions): Mechanism<DwfSta
     // (seed 002 §3.2 "some threads can starve").
     laneFairness: true,
     policy: blockPolicy,
-    init: () => [{ pc: ctx.entry, mask: ctx.full }].flatMap((w) => split(w)),
+    init: () => split({ pc: ctx.entry, threads: allThreads(shape) }),
     candidates,
-    advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<DwfState> {
-      const gone = (outcome.exited | exited) >>> 0;
+    advance(s, issue: BlockIssue, outcome: BlockOutcome, exited: ThreadMask): Advance<DwfState> {
+      const gone = union(outcome.exited, exited);
       const groups = outcome.groups;
       const regroup = branchAt[issue.pc] === true || groups.length > 1;
       const pool: DwfWarp[] = [];
       for (const w of s) {
-        if (w.pc === issue.pc && w.mask === issue.mask) {
+        if (w.pc === issue.pc && sameThreads(w.threads, issue.threads)) {
           // Not a branch: the warp goes on as it is.
           if (!regroup && groups.length === 1)
-            pool.push({ pc: groups[0]!.pc, mask: groups[0]!.mask });
+            pool.push({ pc: groups[0]!.pc, threads: groups[0]!.threads });
           continue;
         }
-        const mask = (w.mask & ~gone) >>> 0;
-        if (mask !== 0) pool.push(mask === w.mask ? w : { pc: w.pc, mask });
+        const threads = minus(w.threads, gone);
+        if (!isEmpty(threads)) pool.push(threads === w.threads ? w : { pc: w.pc, threads });
       }
       if (regroup)
+        // Each thread in ascending thread order (home warp, then home lane) joins the first warp
+        // of the pool at its PC whose slot for its home lane is free, else starts a warp.
         for (const g of groups)
-          for (let m = g.mask; m !== 0; m &= m - 1) {
-            const bit = (m & -m) >>> 0;
-            const lane = homeLanes(shape, bit);
-            const at = pool.findIndex(
-              (w) => w.pc === g.pc && (homeLanes(shape, w.mask) & lane) === 0,
-            );
-            if (at >= 0) pool[at] = { pc: g.pc, mask: (pool[at]!.mask | bit) >>> 0 };
-            else pool.push({ pc: g.pc, mask: bit });
-          }
-      // The pool as a set: one order (PC, then mask) for every way of reaching it.
-      return { kind: 'ok', state: pool.sort(byPcMask) };
+          for (let k = 0; k < shape.warps; k++)
+            for (let m = g.threads[k]!; m !== 0; m &= m - 1) {
+              const bit = (m & -m) >>> 0;
+              const at = pool.findIndex(
+                (w) => w.pc === g.pc && (homeLanesOf(w.threads) & bit) === 0,
+              );
+              if (at >= 0) {
+                const threads = pool[at]!.threads.slice();
+                threads[k] = (threads[k]! | bit) >>> 0;
+                pool[at] = { pc: g.pc, threads };
+              } else
+                pool.push({ pc: g.pc, threads: oneThread(shape, k * W + 31 - Math.clz32(bit)) });
+            }
+      // The pool as a set: one order (PC, then threads) for every way of reaching it.
+      return { kind: 'ok', state: pool.sort(byPcThreads) };
     },
-    ready: (s) => {
-      let m = 0;
-      for (const w of candidates(s)) m |= w.mask;
-      return m >>> 0;
-    },
+    ready: (s) => unionOf(shape, candidates(s)),
     key(s, out: KeySink) {
       out.push(s.length);
       for (const w of s) {
         out.push(w.pc);
-        out.mask(w.mask);
+        writeThreads(out, shape, w.threads);
       }
     },
     lanePcs(s, visit) {
-      for (const w of s) visit(w.pc, w.mask);
+      for (const w of s) visit(w.pc, w.threads);
     },
-    view(s, fmt: Formatter): StateView {
+    view(s, fmt: BlockFormatter): StateView {
       return {
         tables: [
           {
@@ -139,23 +151,24 @@ export function createDwf(ctx: BlockContext, opts: DwfOptions): Mechanism<DwfSta
             columns: ['PC', 'Threads', 'May issue'],
             rows: s.map((w) => [
               fmt.pc(w.pc),
-              fmt.mask(w.mask),
+              fmt.threads(w.threads),
               candidates(s).includes(w) ? 'yes' : 'no',
             ]),
           },
         ],
-        data: { warps: s.map((w) => ({ pc: fmt.pc(w.pc), mask: blockMask(shape, w.mask) })) },
+        data: { warps: s.map((w) => ({ pc: fmt.pc(w.pc), mask: fmt.threads(w.threads) })) },
       };
     },
   };
 
   /** The block's home warps: a full block starts as its static warps (seed 002 §3.2). */
   function split(w: DwfWarp): DwfWarp[] {
-    const W = shape.warpSize;
     const out: DwfWarp[] = [];
     for (let k = 0; k < shape.warps; k++) {
-      const mask = ((w.mask >>> (k * W)) & (W === 32 ? 0xffffffff : (1 << W) - 1)) << (k * W);
-      if (mask !== 0) out.push({ pc: w.pc, mask: mask >>> 0 });
+      if (w.threads[k] === 0) continue;
+      const threads = new Array<number>(shape.warps).fill(0);
+      threads[k] = w.threads[k]!;
+      out.push({ pc: w.pc, threads });
     }
     return out;
   }
@@ -175,8 +188,10 @@ export const dwfFactory: MechanismFactory = {
       doc: 'which warps may issue: any (every scheduler), the PC most threads wait at (majority), the fewest (minority), the lowest PC (pc); Fung et al. §4 via seed 002 §3.2',
     },
   ],
-  create: (ctx, o) =>
-    createDwf(ctx as BlockContext, {
+  createBlock: (ctx, o) =>
+    createDwf(ctx, {
       schedule: (o['schedule'] ?? 'any') as DwfSchedule,
-    }) as Mechanism<unknown>,
+    }) as BlockMechanism<unknown>,
+  create: (ctx, o) =>
+    onBlockView(dwfFactory.createBlock!(ctx as BlockContext, o), ctx as BlockContext),
 };

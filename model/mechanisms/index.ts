@@ -38,12 +38,16 @@ export { bfsFactory } from './bfs.ts';
 export { sortedFactory } from './sorted.ts';
 export { opcodeConvergentFactory, type OpcodeConvergentState } from './opcodeConvergent.ts';
 export {
-  BLOCK_THREAD_LIMIT,
   blockPolicy,
   compact,
+  compactThreads,
   type BlockContext,
+  type BlockIssue,
+  type BlockMechanism,
   type BlockShape,
 } from './blockMechanism.ts';
+export { onBlockView } from './blockView.ts';
+export { formatThreads, type ThreadMask } from './threadMask.ts';
 export { tbcFactory, createTbc, type TbcState } from './tbc.ts';
 export { dwfFactory, createDwf, type DwfState, type DwfSchedule } from './dwf.ts';
 export { lwmFactory, createLwm, type LwmState } from './lwm.ts';

@@ -1,23 +1,29 @@
-import type { Group, Outcome } from '../lanes/execute.ts';
 import type { KeySink } from '../machine/key.ts';
 import {
-  blockMask,
-  stackView,
   blockPolicy,
-  compact,
+  compactThreads,
   mergeGroups,
+  stackView,
   type BlockContext,
+  type BlockFormatter,
+  type BlockGroup,
+  type BlockIssue,
+  type BlockMechanism,
+  type BlockOutcome,
 } from './blockMechanism.ts';
+import { onBlockView } from './blockView.ts';
+import { VIRTUAL_EXIT, type Advance, type MechanismFactory, type StateView } from './mechanism.ts';
+import { pushOrderBy, type PathOrder } from './simtStack.ts';
 import {
-  VIRTUAL_EXIT,
-  type Advance,
-  type Formatter,
-  type Issue,
-  type Mechanism,
-  type MechanismFactory,
-  type StateView,
-} from './mechanism.ts';
-import { pushOrder, type PathOrder } from './simtStack.ts';
+  allThreads,
+  countThreads,
+  isEmpty,
+  minus,
+  noThreads,
+  union,
+  writeThreads,
+  type ThreadMask,
+} from './threadMask.ts';
 
 /**
  * `lwm` — the large warp microarchitecture (seed 002 §3.4, after Narasiman et al. [3]): a
@@ -37,36 +43,37 @@ import { pushOrder, type PathOrder } from './simtStack.ts';
 export interface LwmEntry {
   readonly pc: number;
   readonly rpc: number;
-  readonly mask: number;
+  readonly mask: ThreadMask;
 }
 
 export interface LwmState {
   readonly stack: readonly LwmEntry[];
   /** Threads of the top entry that executed its current instruction this round. */
-  readonly done: number;
-  readonly pending: readonly Group[];
+  readonly done: ThreadMask;
+  readonly pending: readonly BlockGroup[];
 }
 
 export interface LwmOptions {
   readonly order: PathOrder;
 }
 
-export function createLwm(ctx: BlockContext, opts: LwmOptions): Mechanism<LwmState> {
+export function createLwm(ctx: BlockContext, opts: LwmOptions): BlockMechanism<LwmState> {
   const shape = ctx.block;
+  const none = noThreads(shape);
   /** Drops exited threads and empty entries, and pops entries that reached their RPC. */
-  const settle = (stack: LwmEntry[], gone: number): LwmEntry[] => {
+  const settle = (stack: LwmEntry[], gone: ThreadMask): LwmEntry[] => {
     const out: LwmEntry[] = [];
     for (const e of stack) {
-      const mask = (e.mask & ~gone) >>> 0;
-      if (mask !== 0) out.push(mask === e.mask ? e : { ...e, mask });
+      const mask = minus(e.mask, gone);
+      if (!isEmpty(mask)) out.push(mask === e.mask ? e : { ...e, mask });
     }
     while (out.length > 0 && out[out.length - 1]!.pc === out[out.length - 1]!.rpc) out.pop();
     return out;
   };
-  const subWarp = (s: LwmState): number => {
+  const subWarp = (s: LwmState): ThreadMask => {
     const top = s.stack[s.stack.length - 1];
-    if (!top || top.pc === VIRTUAL_EXIT) return 0;
-    return compact(shape, (top.mask & ~s.done) >>> 0)[0] ?? 0;
+    if (!top || top.pc === VIRTUAL_EXIT) return none;
+    return compactThreads(shape, minus(top.mask, s.done))[0] ?? none;
   };
   return {
     id: 'lwm',
@@ -75,32 +82,34 @@ export function createLwm(ctx: BlockContext, opts: LwmOptions): Mechanism<LwmSta
     laneFairness: true,
     policy: blockPolicy,
     init: () => ({
-      stack: [{ pc: ctx.entry, rpc: VIRTUAL_EXIT, mask: ctx.full }],
-      done: 0,
+      stack: [{ pc: ctx.entry, rpc: VIRTUAL_EXIT, mask: allThreads(shape) }],
+      done: none,
       pending: [],
     }),
     candidates(s) {
-      const mask = subWarp(s);
-      return mask === 0 ? [] : [{ pc: s.stack[s.stack.length - 1]!.pc, mask }];
+      const threads = subWarp(s);
+      return isEmpty(threads) ? [] : [{ pc: s.stack[s.stack.length - 1]!.pc, threads }];
     },
-    advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<LwmState> {
-      const gone = (outcome.exited | exited) >>> 0;
-      const done = ((s.done | issue.mask) & ~gone) >>> 0;
+    advance(s, issue: BlockIssue, outcome: BlockOutcome, exited: ThreadMask): Advance<LwmState> {
+      const gone = union(outcome.exited, exited);
+      const done = minus(union(s.done, issue.threads), gone);
       const pending = mergeGroups(s.pending, outcome.groups);
       // Exited threads leave every entry (as on the SIMT stack, SEMANTICS §3.2).
       const st = settle(s.stack.slice(), gone);
       const top = st[st.length - 1];
-      if (top && (top.mask & ~done) >>> 0 !== 0)
+      if (top && !isEmpty(minus(top.mask, done)))
         return { kind: 'ok', state: { stack: st, done, pending } };
       // The whole large warp executed the instruction: it moves on as one SIMT stack.
       if (top && pending.length === 1) st[st.length - 1] = { ...top, pc: pending[0]!.pc };
       else if (top && pending.length > 1) {
         const ipd = ctx.ipdom(issue.pc);
         st[st.length - 1] = { ...top, pc: ipd };
-        for (const g of pushOrder(pending, issue.pc + 1, opts.order))
-          if (g.pc !== ipd) st.push({ pc: g.pc, rpc: ipd, mask: g.mask });
+        for (const g of pushOrderBy(pending, issue.pc + 1, opts.order, (g) =>
+          countThreads(g.threads),
+        ))
+          if (g.pc !== ipd) st.push({ pc: g.pc, rpc: ipd, mask: g.threads });
       }
-      return { kind: 'ok', state: { stack: settle(st, 0), done: 0, pending: [] } };
+      return { kind: 'ok', state: { stack: settle(st, none), done: none, pending: [] } };
     },
     ready: subWarp,
     key(s, out: KeySink) {
@@ -108,13 +117,13 @@ export function createLwm(ctx: BlockContext, opts: LwmOptions): Mechanism<LwmSta
       for (const e of s.stack) {
         out.push(e.pc);
         out.push(e.rpc);
-        out.mask(e.mask);
+        writeThreads(out, shape, e.mask);
       }
-      out.mask(s.done);
+      writeThreads(out, shape, s.done);
       out.push(s.pending.length);
       for (const g of s.pending) {
         out.push(g.pc);
-        out.mask(g.mask);
+        writeThreads(out, shape, g.threads);
       }
     },
     lanePcs(s, visit) {
@@ -122,13 +131,13 @@ export function createLwm(ctx: BlockContext, opts: LwmOptions): Mechanism<LwmSta
       // entries' PCs (the top's threads not yet done, and every entry below).
       for (let i = 0; i < s.stack.length; i++) {
         const e = s.stack[i]!;
-        visit(e.pc, i === s.stack.length - 1 ? (e.mask & ~s.done) >>> 0 : e.mask);
+        visit(e.pc, i === s.stack.length - 1 ? minus(e.mask, s.done) : e.mask);
       }
-      for (const g of s.pending) visit(g.pc, g.mask);
+      for (const g of s.pending) visit(g.pc, g.threads);
     },
-    view(s, fmt: Formatter): StateView {
+    view(s, fmt: BlockFormatter): StateView {
       const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
-      const stack = stackView(s.stack, fmt, shape);
+      const stack = stackView(s.stack, fmt);
       return {
         tables: [
           {
@@ -139,13 +148,13 @@ export function createLwm(ctx: BlockContext, opts: LwmOptions): Mechanism<LwmSta
           {
             title: 'This instruction',
             columns: ['Executed', 'Next sub-warp'],
-            rows: [[fmt.mask(s.done), fmt.mask(subWarp(s))]],
+            rows: [[fmt.threads(s.done), fmt.threads(subWarp(s))]],
           },
         ],
         data: {
           stack: stack.data,
-          done: blockMask(shape, s.done),
-          pending: s.pending.map((g) => ({ pc: pc(g.pc), mask: blockMask(shape, g.mask) })),
+          done: fmt.threads(s.done),
+          pending: s.pending.map((g) => ({ pc: pc(g.pc), mask: fmt.threads(g.threads) })),
         },
       };
     },
@@ -166,8 +175,10 @@ export const lwmFactory: MechanismFactory = {
       doc: 'which path of a divergent branch runs first (seed 002 §3.4 does not say; as simt-stack.order)',
     },
   ],
-  create: (ctx, o) =>
-    createLwm(ctx as BlockContext, {
+  createBlock: (ctx, o) =>
+    createLwm(ctx, {
       order: (o['order'] ?? 'taken-first') as PathOrder,
-    }) as Mechanism<unknown>,
+    }) as BlockMechanism<unknown>,
+  create: (ctx, o) =>
+    onBlockView(lwmFactory.createBlock!(ctx as BlockContext, o), ctx as BlockContext),
 };

@@ -2,6 +2,7 @@ import type { Op } from '../isa/op.ts';
 import type { Program } from '../isa/program.ts';
 import type { Outcome } from '../lanes/execute.ts';
 import type { KeySink } from '../machine/key.ts';
+import type { BlockContext, BlockMechanism } from './blockMechanism.ts';
 
 /** One issue: the PC to run and the lanes that run it (DESIGN.md "The central interface"). */
 export interface Issue {
@@ -14,6 +15,12 @@ export interface Issue {
    * one outcome for both. Only mechanisms that merge set it; the masks are disjoint.
    */
   readonly merged?: { readonly pc: number; readonly mask: number };
+  /**
+   * On the block machine (`machine/blockMachine.ts`, a block mechanism past 32 threads): the
+   * formed warp's threads, one word per home warp (`threadMask.ts`); `mask` is then the home
+   * lanes they occupy.
+   */
+  readonly threads?: readonly number[];
 }
 
 /**
@@ -164,6 +171,15 @@ export interface MechanismFactory {
    * the block's threads, created with a `BlockContext`. Absent or `warp`: one state per warp.
    */
   readonly level?: 'warp' | 'block';
+  /**
+   * A block mechanism's own form (`level: 'block'`): thread sets of any block up to 8 × 32 threads
+   * (`threadMask.ts`), run by the block machine past 32 threads (`machine/blockMachine.ts`);
+   * `create` is then the same mechanism on the block view (`blockView.ts`, K·W ≤ 32).
+   */
+  createBlock?(
+    ctx: BlockContext,
+    options: Readonly<Record<string, string>>,
+  ): BlockMechanism<unknown>;
   create(ctx: MechanismContext, options: Readonly<Record<string, string>>): Mechanism<unknown>;
 }
 

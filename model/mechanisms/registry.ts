@@ -31,7 +31,7 @@ export const MECHANISMS: readonly MechanismFactory[] = [
   sortedFactory,
   tokenStackFactory,
   opcodeConvergentFactory,
-  // Block-level mechanisms (blockMechanism.ts): one state for the block's K·W ≤ 32 threads.
+  // Block-level mechanisms (blockMechanism.ts): one state for the block's threads (up to 8 × 32).
   tbcFactory,
   dwfFactory,
   lwmFactory,

@@ -61,20 +61,30 @@ export function pushOrder(
   fallThrough: number,
   order: PathOrder,
 ): Group[] {
+  return pushOrderBy(groups, fallThrough, order, (g) => popcount(g.mask));
+}
+
+/** `pushOrder` for any groups with a PC, `size` counting a group's lanes (block mechanisms' threads). */
+export function pushOrderBy<G extends { readonly pc: number }>(
+  groups: readonly G[],
+  fallThrough: number,
+  order: PathOrder,
+  size: (g: G) => number,
+): G[] {
   // Taken-first puts the fall-through path at the bottom; among several targets (BRX) the lowest
   // PC runs first. Majority/minority compare lane counts and break ties taken-first.
-  const takenFirst = (a: Group, b: Group) =>
+  const takenFirst = (a: G, b: G) =>
     a.pc === fallThrough ? -1 : b.pc === fallThrough ? 1 : b.pc - a.pc;
-  const cmp = (a: Group, b: Group): number => {
+  const cmp = (a: G, b: G): number => {
     switch (order) {
       case 'taken-first':
         return takenFirst(a, b);
       case 'not-taken-first':
         return -takenFirst(a, b);
       case 'majority-first':
-        return popcount(a.mask) - popcount(b.mask) || takenFirst(a, b);
+        return size(a) - size(b) || takenFirst(a, b);
       case 'minority-first':
-        return popcount(b.mask) - popcount(a.mask) || takenFirst(a, b);
+        return size(b) - size(a) || takenFirst(a, b);
     }
   };
   return [...groups].sort(cmp);

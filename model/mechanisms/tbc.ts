@@ -1,25 +1,32 @@
-import type { Outcome } from '../lanes/execute.ts';
-import { type Group } from '../lanes/execute.ts';
 import type { KeySink } from '../machine/key.ts';
 import {
-  blockMask,
-  stackView,
   blockPolicy,
-  compact,
+  compactThreads,
   isBranch,
   mergeGroups,
+  stackView,
   type BlockContext,
+  type BlockFormatter,
+  type BlockGroup,
+  type BlockIssue,
+  type BlockMechanism,
+  type BlockOutcome,
 } from './blockMechanism.ts';
+import { onBlockView } from './blockView.ts';
+import { VIRTUAL_EXIT, type Advance, type MechanismFactory, type StateView } from './mechanism.ts';
+import { pushOrderBy, type PathOrder } from './simtStack.ts';
 import {
-  VIRTUAL_EXIT,
-  type Advance,
-  type Formatter,
-  type Issue,
-  type Mechanism,
-  type MechanismFactory,
-  type StateView,
-} from './mechanism.ts';
-import { pushOrder, type PathOrder } from './simtStack.ts';
+  allThreads,
+  countThreads,
+  intersects,
+  isEmpty,
+  minus,
+  sameThreads,
+  union,
+  unionOf,
+  writeThreads,
+  type ThreadMask,
+} from './threadMask.ts';
 
 /**
  * `tbc` — thread block compaction (seed 002 §3.3, after Fung & Aamodt [7]): a block-level
@@ -45,12 +52,12 @@ export interface TbcEntry {
   /** Where the entry's threads resume (for the top entry: where its warps were formed). */
   readonly pc: number;
   readonly rpc: number;
-  readonly mask: number;
+  readonly mask: ThreadMask;
 }
 
 export interface TbcWarp {
   readonly pc: number;
-  readonly mask: number;
+  readonly threads: ThreadMask;
 }
 
 export interface TbcState {
@@ -58,7 +65,7 @@ export interface TbcState {
   /** The top entry's formed warps that still run (not at the branch, not at the RPC). */
   readonly warps: readonly TbcWarp[];
   /** Next PCs of the top entry's threads that executed the branch at `branchPc`. */
-  readonly arrived: readonly Group[];
+  readonly arrived: readonly BlockGroup[];
   readonly branchPc: number;
 }
 
@@ -66,14 +73,14 @@ export interface TbcOptions {
   readonly order: PathOrder;
 }
 
-export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcState> {
+export function createTbc(ctx: BlockContext, opts: TbcOptions): BlockMechanism<TbcState> {
   const shape = ctx.block;
   const branchAt = ctx.ops.map(isBranch);
   /** Warps formed from the top entry, unless it has nothing left to run (the caller pops it). */
   const formed = (e: TbcEntry): TbcWarp[] =>
     e.pc === e.rpc || e.pc === VIRTUAL_EXIT
       ? []
-      : compact(shape, e.mask).map((mask) => ({ pc: e.pc, mask }));
+      : compactThreads(shape, e.mask).map((threads) => ({ pc: e.pc, threads }));
 
   /**
    * With no warp running: the branch's outcome is applied (divergence pushes entries), or the
@@ -82,7 +89,7 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
   const settle = (
     stack: TbcEntry[],
     warps: TbcWarp[],
-    arrived: readonly Group[],
+    arrived: readonly BlockGroup[],
     branchPc: number,
   ): TbcState => {
     while (warps.length === 0 && stack.length > 0) {
@@ -94,8 +101,10 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
         // reconvergence entry at the IPDOM; a path already at the IPDOM is not pushed.
         const ipd = ctx.ipdom(branchPc);
         stack[stack.length - 1] = { ...top, pc: ipd };
-        for (const g of pushOrder(arrived, branchPc + 1, opts.order))
-          if (g.pc !== ipd) stack.push({ pc: g.pc, rpc: ipd, mask: g.mask });
+        for (const g of pushOrderBy(arrived, branchPc + 1, opts.order, (g) =>
+          countThreads(g.threads),
+        ))
+          if (g.pc !== ipd) stack.push({ pc: g.pc, rpc: ipd, mask: g.threads });
       } else stack.pop();
       arrived = [];
       branchPc = -1;
@@ -112,18 +121,19 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
     laneFairness: true,
     policy: blockPolicy,
     init: () => {
-      const bottom: TbcEntry = { pc: ctx.entry, rpc: VIRTUAL_EXIT, mask: ctx.full };
+      const bottom: TbcEntry = { pc: ctx.entry, rpc: VIRTUAL_EXIT, mask: allThreads(shape) };
       return { stack: [bottom], warps: formed(bottom), arrived: [], branchPc: -1 };
     },
     candidates: (s) => s.warps,
-    advance(s, issue: Issue, outcome: Outcome, exited: number): Advance<TbcState> {
-      const gone = (outcome.exited | exited) >>> 0;
-      const keep = (m: number) => (m & ~gone) >>> 0;
-      const stack = s.stack.map((e) => (e.mask & gone ? { ...e, mask: keep(e.mask) } : e));
+    advance(s, issue: BlockIssue, outcome: BlockOutcome, exited: ThreadMask): Advance<TbcState> {
+      const gone = union(outcome.exited, exited);
+      const stack = s.stack.map((e) =>
+        intersects(e.mask, gone) ? { ...e, mask: minus(e.mask, gone) } : e,
+      );
       const rpc = stack[stack.length - 1]!.rpc;
       let arrived = s.arrived
-        .map((g) => ({ pc: g.pc, mask: keep(g.mask) }))
-        .filter((g) => g.mask !== 0);
+        .map((g) => ({ pc: g.pc, threads: minus(g.threads, gone) }))
+        .filter((g) => !isEmpty(g.threads));
       let branchPc = s.branchPc;
       const groups = outcome.groups;
       const branched = branchAt[issue.pc] === true || groups.length > 1;
@@ -136,34 +146,33 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
       // the branch, reached the RPC or exited; exited threads leave every warp.
       const warps: TbcWarp[] = [];
       for (const w of s.warps) {
-        if (w.pc === issue.pc && w.mask === issue.mask) {
+        if (w.pc === issue.pc && sameThreads(w.threads, issue.threads)) {
           const g = groups[0];
-          if (!branched && g && g.pc !== rpc) warps.push({ pc: g.pc, mask: g.mask });
-        } else if (keep(w.mask) !== 0) warps.push({ pc: w.pc, mask: keep(w.mask) });
+          if (!branched && g && g.pc !== rpc) warps.push({ pc: g.pc, threads: g.threads });
+        } else {
+          const threads = minus(w.threads, gone);
+          if (!isEmpty(threads)) warps.push(threads === w.threads ? w : { pc: w.pc, threads });
+        }
       }
       return { kind: 'ok', state: settle(stack, warps, arrived, branchPc) };
     },
-    ready: (s) => {
-      let m = 0;
-      for (const w of s.warps) m |= w.mask;
-      return m >>> 0;
-    },
+    ready: (s) => unionOf(shape, s.warps),
     key(s, out: KeySink) {
       out.push(s.stack.length);
       for (const e of s.stack) {
         out.push(e.pc);
         out.push(e.rpc);
-        out.mask(e.mask);
+        writeThreads(out, shape, e.mask);
       }
       out.push(s.warps.length);
       for (const w of s.warps) {
         out.push(w.pc);
-        out.mask(w.mask);
+        writeThreads(out, shape, w.threads);
       }
       out.push(s.arrived.length);
       for (const g of s.arrived) {
         out.push(g.pc);
-        out.mask(g.mask);
+        writeThreads(out, shape, g.threads);
       }
       out.push(s.branchPc);
     },
@@ -172,12 +181,12 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
       // at the top's RPC resume with the entry below); the top's threads are in its warps or at
       // the branch's targets.
       for (let i = 0; i < s.stack.length - 1; i++) visit(s.stack[i]!.pc, s.stack[i]!.mask);
-      for (const w of s.warps) visit(w.pc, w.mask);
-      for (const g of s.arrived) visit(g.pc, g.mask);
+      for (const w of s.warps) visit(w.pc, w.threads);
+      for (const g of s.arrived) visit(g.pc, g.threads);
     },
-    view(s, fmt: Formatter): StateView {
+    view(s, fmt: BlockFormatter): StateView {
       const pc = (p: number) => (p === VIRTUAL_EXIT ? '-' : fmt.pc(p));
-      const stack = stackView(s.stack, fmt, shape);
+      const stack = stackView(s.stack, fmt);
       return {
         tables: [
           {
@@ -189,15 +198,15 @@ export function createTbc(ctx: BlockContext, opts: TbcOptions): Mechanism<TbcSta
             title: 'Compacted warps of the top entry (home lanes kept)',
             columns: ['PC', 'Threads'],
             rows: [
-              ...s.warps.map((w) => [pc(w.pc), fmt.mask(w.mask)]),
-              ...s.arrived.map((g) => [`${pc(g.pc)} (after the branch)`, fmt.mask(g.mask)]),
+              ...s.warps.map((w) => [pc(w.pc), fmt.threads(w.threads)]),
+              ...s.arrived.map((g) => [`${pc(g.pc)} (after the branch)`, fmt.threads(g.threads)]),
             ],
           },
         ],
         data: {
           stack: stack.data,
-          warps: s.warps.map((w) => ({ pc: fmt.pc(w.pc), mask: blockMask(shape, w.mask) })),
-          arrived: s.arrived.map((g) => ({ pc: pc(g.pc), mask: blockMask(shape, g.mask) })),
+          warps: s.warps.map((w) => ({ pc: fmt.pc(w.pc), mask: fmt.threads(w.threads) })),
+          arrived: s.arrived.map((g) => ({ pc: pc(g.pc), mask: fmt.threads(g.threads) })),
         },
       };
     },
@@ -218,8 +227,10 @@ export const tbcFactory: MechanismFactory = {
       doc: 'which path of a divergent branch runs first (seed 002 §3.3 does not say; as simt-stack.order)',
     },
   ],
-  create: (ctx, o) =>
-    createTbc(ctx as BlockContext, {
+  createBlock: (ctx, o) =>
+    createTbc(ctx, {
       order: (o['order'] ?? 'taken-first') as PathOrder,
-    }) as Mechanism<unknown>,
+    }) as BlockMechanism<unknown>,
+  create: (ctx, o) =>
+    onBlockView(tbcFactory.createBlock!(ctx as BlockContext, o), ctx as BlockContext),
 };

@@ -1,3 +1,4 @@
+import { formatThreads } from '../mechanisms/threadMask.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { Machine, MachineState, Stop } from '../machine/machine.ts';
 import type { StateView } from '../mechanisms/mechanism.ts';
@@ -100,7 +101,14 @@ export function replay(
       choices: succ.length,
       warp: t.warp,
       pc: merged ? `${fmt.pc(t.issue.pc)} ∩ ${fmt.pc(merged.pc)}` : fmt.pc(t.issue.pc),
-      mask: fmt.mask(merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask),
+      // On the block machine (K·W > 32) an issue names its threads (`Issue.threads`).
+      mask:
+        t.issue.threads && machine.blockLaunch
+          ? formatThreads(
+              { warps: machine.blockLaunch.warps, warpSize: machine.blockLaunch.warpSize },
+              t.issue.threads,
+            )
+          : fmt.mask(merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask),
       issueMask: merged ? (t.issue.mask | merged.mask) >>> 0 : t.issue.mask,
       instruction: merged ? `${printed(t.issue.pc)} ∩ ${printed(merged.pc)}` : printed(t.issue.pc),
       alternative: t.choice,
