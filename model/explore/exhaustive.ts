@@ -266,6 +266,8 @@ export function explore(
         // An EXIT-priority step exits lanes: no cycle passes it (groupPriority.ts). A warp whose
         // ample set is an exit has no further candidates, so its candidate is that exit.
         const acyclic = localAcyclic.get(locals[ample]!) === 1;
+        // Chains of lone groups start only after a lone group's step (acceleration.ts).
+        const aloneAmple = cache.localAlone.get(locals[ample]!) === 1;
         full = false;
         ampleTo.length = 0;
         amplePerm.length = 0;
@@ -279,7 +281,7 @@ export function explore(
           const extra = chains
             ? (chainAfterAny || ampleEnd - ampleFrom === 1
                 ? chains.follow(ample, e, locals[ample]!, tuple, chainAfterAny)
-                : 0) || chains.followAlone(ample, tuple)
+                : 0) || (aloneAmple ? chains.followAlone(ample, tuple) : 0)
             : 0;
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
@@ -337,9 +339,9 @@ export function explore(
           // An accelerated chain may follow the step (acceleration.ts): the state's only step, or,
           // when `chainAfterAny`, any step whose successor is intermediate.
           const extra = chains
-            ? (nSteps === 1 || chainAfterAny
-                ? chains.follow(k, e, loc, tuple, chainAfterAny)
-                : 0) || chains.followAlone(k, tuple)
+            ? nSteps === 1 || chainAfterAny
+              ? chains.follow(k, e, loc, tuple, chainAfterAny)
+              : 0
             : 0;
           const size = visited.size;
           to = add(head, c, d + 1);
