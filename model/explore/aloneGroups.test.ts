@@ -11,8 +11,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkFindings, groupKernels } from '../testing/groupKernels.ts';
-import { expectSameOutcomes, outcomes, verdictOf } from '../testing/outcomes.ts';
+import { expectReducedAgrees, type Tally, groupKernels } from '../testing/groupKernels.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 import { machineOf } from '../testing/run.ts';
 import type { PlantUnsoundAlone } from './aloneGroups.ts';
 import { explore, type Budget } from './exhaustive.ts';
@@ -76,14 +76,6 @@ const setup = fc.record({
 });
 type Setup = typeof setup extends fc.Arbitrary<infer T> ? T : never;
 
-interface Tally {
-  compared: number;
-  /** The reduced search ran a group alone somewhere. */
-  applied: number;
-  /** ... and reached fewer states. */
-  smaller: number;
-}
-
 /** The law on one setup; throws (via expect) when it breaks. */
 function check(s: Setup, tally: Tally, plant?: PlantUnsoundAlone): void {
   const machine = machineOf(s.text, 'its', {
@@ -99,13 +91,15 @@ function check(s: Setup, tally: Tally, plant?: PlantUnsoundAlone): void {
     ...(plant ? { plantUnsoundAlone: plant } : {}),
   });
   if (reduced.bound !== null) return;
-  tally.compared++;
   const label = `bssy=${s.bssy} symmetry=${s.laneSymmetry} por=${s.por} exitPriority=${s.exitPriority}\n${s.text}`;
-  expectSameOutcomes(reduced, plain, label);
-  expect(reduced.states, label).toBeLessThanOrEqual(plain.states);
-  if ((reduced.aloneGroups?.applied ?? 0) > 0) tally.applied++;
-  if (reduced.states < plain.states) tally.smaller++;
-  checkFindings(machine, reduced, label);
+  expectReducedAgrees(
+    machine,
+    plain,
+    reduced,
+    label,
+    (reduced.aloneGroups?.applied ?? 0) > 0,
+    tally,
+  );
 }
 
 const SEED = 20261125;

@@ -12,11 +12,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkFindings, exitRelease, groupKernels } from '../testing/groupKernels.ts';
+import {
+  expectReducedAgrees,
+  type Tally,
+  exitRelease,
+  groupKernels,
+} from '../testing/groupKernels.ts';
 import { machineOf } from '../testing/run.ts';
 import { explore, type Budget } from './exhaustive.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
-import { expectSameOutcomes, outcomes, verdictOf } from '../testing/outcomes.ts';
+import { outcomes, verdictOf } from '../testing/outcomes.ts';
 import { SPINLOCK_W2 } from '../core/coreTesting.ts';
 
 const budget: Budget = { maxStates: 6_000, maxDepth: 5_000, timeoutMs: 10_000 };
@@ -28,14 +33,6 @@ const setup = fc.record({
   bssy: fc.constantFrom('assign', 'or'),
 });
 type Setup = typeof setup extends fc.Arbitrary<infer T> ? T : never;
-
-interface Tally {
-  compared: number;
-  /** The reduced search expanded an exiting group alone somewhere. */
-  applied: number;
-  /** ... and reached fewer states. */
-  smaller: number;
-}
 
 /** The law on one setup; throws (via expect) when it breaks. */
 function check(
@@ -61,13 +58,15 @@ function check(
     ...(plant ? { plantUnsoundGroups: plant } : {}),
   });
   if (reduced.bound !== null) return;
-  tally.compared++;
   const label = `${mechanism} bssy=${s.bssy} symmetry=${s.laneSymmetry} por=${s.por}\n${s.text}`;
-  expectSameOutcomes(reduced, plain, label);
-  expect(reduced.states, label).toBeLessThanOrEqual(plain.states);
-  if ((reduced.exitPriority?.applied ?? 0) > 0) tally.applied++;
-  if (reduced.states < plain.states) tally.smaller++;
-  checkFindings(machine, reduced, label);
+  expectReducedAgrees(
+    machine,
+    plain,
+    reduced,
+    label,
+    (reduced.exitPriority?.applied ?? 0) > 0,
+    tally,
+  );
 }
 
 const SEED = 20261124;

@@ -11,6 +11,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { unknownIds } from '../testing/groupKernels.ts';
 import { createMachine, type Machine, type MachineSpec } from '../machine/machine.ts';
 import { MECHANISMS, findMechanism, resolveOptions } from '../mechanisms/registry.ts';
 import { loadProgram, resolveLaunch } from '../scenario/loadProgram.ts';
@@ -137,7 +138,6 @@ function check(
  * SEMANTICS §5), which makes their lanes interchangeable and their branches unknown — where the
  * reduction does its work.
  */
-const unknownIds = (text: string): string => text.replace(/SR_LANEID|SR_TID\.X/g, 'SR_CLOCKLO');
 const kernels = fc
   .tuple(
     fc.oneof(

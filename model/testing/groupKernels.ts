@@ -6,6 +6,7 @@ import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts
 import { randomKernel } from '../explore/randomKernels.ts';
 import type { ExploreResult } from '../explore/exhaustive.ts';
 import type { Machine } from '../machine/machine.ts';
+import { expectSameOutcomes } from './outcomes.ts';
 import { replay } from './run.ts';
 
 /**
@@ -150,4 +151,33 @@ export function checkFindings(machine: Machine, r: ExploreResult, label: string)
     else if (f.verdict === 'deadlock') expect(m.status(end), label).toBe('blocked');
     else expect(last?.stop?.verdict, label).toBe(f.verdict);
   }
+}
+
+/** What a group-reduction law counts over its runs. */
+export interface Tally {
+  compared: number;
+  /** The reduced search applied the reduction somewhere. */
+  applied: number;
+  /** ... and reached fewer states. */
+  smaller: number;
+}
+
+/**
+ * The comparison of a group-reduction law: the reduced search gives the plain one's outcomes,
+ * reaches no more states, and its findings replay; `applied` says whether the reduction ran.
+ */
+export function expectReducedAgrees(
+  machine: Machine,
+  plain: ExploreResult,
+  reduced: ExploreResult,
+  label: string,
+  applied: boolean,
+  tally: Tally,
+): void {
+  tally.compared++;
+  expectSameOutcomes(reduced, plain, label);
+  expect(reduced.states, label).toBeLessThanOrEqual(plain.states);
+  if (applied) tally.applied++;
+  if (reduced.states < plain.states) tally.smaller++;
+  checkFindings(machine, reduced, label);
 }
