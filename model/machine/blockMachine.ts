@@ -26,7 +26,7 @@ import { KeyWriter } from './key.ts';
 import { liveness } from './liveness.ts';
 import { blockWarpKey } from './blockKeys.ts';
 import type { Machine, MachineSpec, MachineState, WarpStep } from './machineTypes.ts';
-import { stopStep } from './mergedIssue.ts';
+import { endingStep, stopStep } from './mergedIssue.ts';
 
 const NOP: Op = { kind: 'nop', guard: null, pred2: null };
 
@@ -159,21 +159,18 @@ export function createBlockMachine(spec: MachineSpec): Machine {
       for (const p of partial) {
         const rs = execute(ctx, op, pc, k, p.homes[k]!, p.memory, word);
         for (const r of rs) {
-          if (r.kind === 'stop') {
-            out.push(
-              stopStep(issue, g, p.choice, p.unknown, { verdict: r.verdict, message: r.message }),
-            );
+          const ending = endingStep(
+            issue,
+            g,
+            p,
+            r,
+            (kind) => `${bm.id}: a ${kind} event at pc ${pc} has no meaning on a block mechanism`,
+          );
+          if (ending) {
+            out.push(ending);
             continue;
           }
-          if (r.outcome.event.kind !== 'none') {
-            out.push(
-              stopStep(issue, g, p.choice, p.unknown, {
-                verdict: 'unsupported',
-                message: `${bm.id}: a ${r.outcome.event.kind} event at pc ${pc} has no meaning on a block mechanism`,
-              }),
-            );
-            continue;
-          }
+          if (r.kind === 'stop') continue;
           const homes = rs.length > 1 ? p.homes.slice() : p.homes;
           homes[k] = r.data;
           const groups = rs.length > 1 ? p.groups.slice() : p.groups;

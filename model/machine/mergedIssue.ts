@@ -1,4 +1,4 @@
-import { execute, type Group, type Outcome } from '../lanes/execute.ts';
+import { execute, type ExecResult, type Group, type Outcome } from '../lanes/execute.ts';
 import type { LaneData } from '../lanes/laneData.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Issue } from '../mechanisms/mechanism.ts';
@@ -18,6 +18,27 @@ export function stopStep(
   stop: Stop,
 ): WarpStep {
   return { issue, group, choice, unknownChoice, warp: null, memory: null, stop };
+}
+
+/**
+ * The step that ends an issue when one execution result cannot go on: a stop of the lanes, or an
+ * event (`eventMessage(kind)`) the caller cannot run; null when `r` goes on.
+ */
+export function endingStep(
+  issue: Issue,
+  group: number,
+  p: { readonly choice: string | null; readonly unknown: boolean },
+  r: ExecResult,
+  eventMessage: (kind: string) => string,
+): WarpStep | null {
+  if (r.kind === 'stop')
+    return stopStep(issue, group, p.choice, p.unknown, { verdict: r.verdict, message: r.message });
+  if (r.outcome.event.kind !== 'none')
+    return stopStep(issue, group, p.choice, p.unknown, {
+      verdict: 'unsupported',
+      message: eventMessage(r.outcome.event.kind),
+    });
+  return null;
 }
 
 /** Runs one merged issue of warp `w`, appending its steps (group `g`) to `out`. */
@@ -96,21 +117,18 @@ export function mergedSteps(setup: MachineSetup): MergedSteps {
         }
         const rs = execute(ctx, opAt[h.pc]!, h.pc, w, p.data, p.memory, h.mask);
         for (const r of rs) {
-          if (r.kind === 'stop') {
-            out.push(
-              stopStep(issue, g, p.choice, p.unknown, { verdict: r.verdict, message: r.message }),
-            );
+          const ending = endingStep(
+            issue,
+            g,
+            p,
+            r,
+            () => `merged issue at pc ${h.pc}: only data instructions can be merged`,
+          );
+          if (ending) {
+            out.push(ending);
             continue;
           }
-          if (r.outcome.event.kind !== 'none') {
-            out.push(
-              stopStep(issue, g, p.choice, p.unknown, {
-                verdict: 'unsupported',
-                message: `merged issue at pc ${h.pc}: only data instructions can be merged`,
-              }),
-            );
-            continue;
-          }
+          if (r.kind === 'stop') continue;
           let ref = p.ref;
           if (refMech && ref) {
             const radv = refMech.advance(ref, h, r.outcome, r.data.exited);
