@@ -161,7 +161,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option(
       '--no-exit-priority',
-      'let lanes wait at an EXIT while other lane groups of their its warp (or other splits of their dws warp) run, instead of exiting them first (EXIT priority, docs/semantics.md §14.1)',
+      'let lanes wait at an EXIT while other lane groups of their its warp (other splits of their dws warp, other formed warps of a dwf block) run, instead of exiting them first (EXIT priority, docs/semantics.md §14.1)',
     )
     .option(
       '--no-alone-groups',

@@ -23,6 +23,7 @@ import { explore, type Budget } from './exhaustive.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
 import { outcomes, verdictOf } from '../testing/outcomes.ts';
 import { SPINLOCK_W2 } from '../core/coreTesting.ts';
+import type { Launch } from '../lanes/launch.ts';
 
 const budget: Budget = { maxStates: 6_000, maxDepth: 5_000, timeoutMs: 10_000 };
 
@@ -39,11 +40,13 @@ function check(
   s: Setup,
   tally: Tally,
   plant?: PlantUnsoundGroups,
-  mechanism: 'its' | 'dws' = 'its',
+  mechanism: 'its' | 'dws' | 'dwf' = 'its',
+  launch?: Partial<Launch>,
 ): void {
   const machine = machineOf(s.text, mechanism, {
     options: mechanism === 'its' ? { bssy: s.bssy } : {},
     laneSymmetry: s.laneSymmetry,
+    ...(launch ? { launch } : {}),
   });
   // Warp symmetry has its own law (warpSymmetry.test.ts, which runs with EXIT priority on), and
   // so do groups that run alone (aloneGroups.test.ts, with EXIT priority on and off): with both,
@@ -190,6 +193,61 @@ describe('EXIT priority among the lane groups of an its warp and the splits of a
       ),
     ).toThrow(/Property failed/);
   }, 120_000);
+
+  // dwf with `schedule=any` (docs/semantics.md §14.1): a formed warp at an unguarded EXIT that no
+  // regroup can reach exits first. The same kernels on one or two home warps (the block view;
+  // threads of different home warps regroup into one formed warp at a branch).
+  const dwfSetup = fc.record({ s: setup, warps: fc.integer({ min: 1, max: 2 }) });
+  it('dwf: gives the outcomes of the search without it on generated kernels, and its findings replay', () => {
+    const tally: Tally = { compared: 0, applied: 0, smaller: 0 };
+    fc.assert(
+      fc.property(dwfSetup, ({ s, warps }) => check(s, tally, undefined, 'dwf', { warps })),
+      { seed: SEED, numRuns: 200 },
+    );
+    // (seed 20261124, 200 runs: 156 compared, 95 with an exiting warp expanded alone, 63 smaller.)
+    expect(tally.compared).toBeGreaterThan(130);
+    expect(tally.applied).toBeGreaterThan(75);
+    expect(tally.smaller).toBeGreaterThan(45);
+  }, 120_000);
+
+  it('dwf: two home warps of one lane, one exiting early (hand count)', () => {
+    // Thread 0 (home warp 0) runs 0 1 2 3 4=EXIT, thread 1 (home warp 1) runs 0 1 2 5 6 7 8=EXIT.
+    // Both have home lane 0, so they never share a formed warp (dwf.ts): the pool is two warps
+    // and a state is the pair of their positions (x = exited), registers being dead or fixed by
+    // the thread. Without priority: 6 · 8 = 48 states, 5 · 8 + 7 · 6 = 82 transitions (thread 0
+    // moves from 5 positions whatever thread 1's, and so on). With it, a state where a thread
+    // waits at its EXIT has that exit only: (4, 8) is never reached (one of them would have had
+    // to move while the other waited), 47 states; the 35 states with neither at its EXIT keep
+    // 4 · 7 + 6 · 5 = 58 transitions, the 7 + 5 with one at its EXIT one each: 70.
+    const text = [
+      '// @warpcheck warp-size=1 warps=2',
+      '\tFunction : k',
+      '        S2R R0, SR_TID.X ;',
+      '        ISETP.NE.AND P0, PT, R0, RZ, PT ;',
+      '   @P0  BRA LONG ;',
+      '        MOV R1, 0x1 ;',
+      '        EXIT ;',
+      'LONG:',
+      '        MOV R1, 0x2 ;',
+      '        MOV R1, 0x3 ;',
+      '        MOV R1, 0x4 ;',
+      '        EXIT ;',
+    ].join('\n');
+    const m = machineOf(text, 'dwf');
+    const reduce = { partialOrder: false, aloneGroups: false, warpSymmetry: false };
+    const opts = { ...budget, maxDepth: 100 };
+    const plain = explore(m, opts, undefined, {
+      reduce: { ...reduce, exitPriority: false, accelerate: false },
+    });
+    const reduced = explore(m, opts, undefined, { reduce: { ...reduce, accelerate: false } });
+    expect(verdictOf(plain)).toBe('terminates//');
+    expect([plain.states, plain.transitions]).toEqual([48, 82]);
+    expect(verdictOf(reduced)).toBe('terminates//');
+    expect([reduced.states, reduced.transitions]).toEqual([47, 70]);
+    // Another schedule reads the pool (majority, minority, pc): no priority.
+    const pc = machineOf(text, 'dwf', { options: { schedule: 'pc' } });
+    expect(explore(pc, opts, undefined, { reduce }).exitPriority).toBeUndefined();
+  });
 
   it('exits the lanes that finished the spinlock first (hand count)', () => {
     // Seed 000 Fig. 3 on two lanes (scenarios/spinlock.sass's code). The lanes reach the EXIT one

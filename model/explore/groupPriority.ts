@@ -2,10 +2,12 @@ import type { Op } from '../isa/op.ts';
 import { PT, type PredRef } from '../isa/program.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
+import { isBranch } from '../mechanisms/blockMechanism.ts';
 
 /**
  * EXIT priority: a reduction among the lane groups of one `its` warp under maximal grouping, and
- * among the warp-splits of one `dws` warp (issues 10 and 16; docs/semantics.md §14.1). Under
+ * among the warp-splits of one `dws` warp and the formed warps of a `dwf` block (issues 10 and 16;
+ * docs/semantics.md §14.1). Under
  * maximal grouping (SEMANTICS §3.1) every
  * group of ready lanes at one PC is a candidate, and groups interleave: lanes that finished sit
  * at `EXIT` while others run, so a state also records *how many* wait there. This module picks,
@@ -40,6 +42,17 @@ import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
  * holds; (1) excludes the WARPSYNC `check` (a named lane parked at an EXIT fails it, an exited one
  * does not). Not `reconverge=ipdom`, whose splits wait for their siblings at the IPDOM and count
  * exited lanes as arrived.
+ *
+ * `dwf` (schedule=any, docs/semantics.md "Block mechanisms"): `E` is a formed warp at an unguarded
+ * EXIT, on the block view or the block machine (whose one "warp" is the block). Another formed
+ * warp's step reads of the pool only the warps at the PCs its regroup sends threads to (`dwf.ts`:
+ * join the first warp there with the home lane free), and drops exited threads; so it is the same
+ * step with `E` parked or exited as long as no regroup sends threads to the EXIT's PC (then they
+ * could join `E`): `regroupTargets` below, per program. A warp that reaches the EXIT by a
+ * straight-line step stays a warp of its own, so no `E ∪ F` case arises. `any` offers every warp
+ * and is fair per thread (per place on the block machine), so a cycle that keeps `E` parked is
+ * unfair; the other schedules read the pool's thread counts or lowest PC, which parked threads
+ * change, and are left out.
  */
 export interface GroupPriority {
   /**
@@ -107,9 +120,9 @@ const always = (p: PredRef | null): boolean => p === null || (p.index === PT && 
 const unguarded = (op: Op): boolean => always(op.guard) && always(op.pred2);
 
 /**
- * The EXIT priority of `machine`, or null where it does not apply: the mechanism is neither `its`
- * with maximal groups nor `dws` with `reconverge=pc`, or the program reads the exited mask (see
- * above).
+ * The EXIT priority of `machine`, or null where it does not apply: the mechanism is not `its` with
+ * maximal groups, `dws` with `reconverge=pc` or `dwf` with `schedule=any`, or the program reads the
+ * exited mask (see above), or (`dwf`) a branch's targets are unknown.
  */
 export function groupPriority(
   machine: Machine,
@@ -118,9 +131,13 @@ export function groupPriority(
   const mech = machine.mechanism;
   const its = mech.id === 'its' && (machine.options['grouping'] ?? 'maximal') === 'maximal';
   const dws = mech.id === 'dws' && (machine.options['reconverge'] ?? 'pc') === 'pc';
-  if (!its && !dws) return null;
+  const dwf = mech.id === 'dwf' && (machine.options['schedule'] ?? 'any') === 'any';
+  if (!its && !dws && !dwf) return null;
   const ops = machine.ops;
   if (plant !== 'reads-exited' && ops.some(readsExited)) return null;
+  // dwf: no regroup may bring threads to the EXIT (they would join the parked warp, `dwf.ts`).
+  const regroupsTo = dwf ? regroupTargets(ops) : null;
+  if (dwf && regroupsTo === null) return null;
   const barrierValue = mech.barrierValue;
   // `its` keeps B registers (condition 2 per state); `dws` has none, and neither has its
   // reference as long as no barrier instruction is native to it (see above).
@@ -130,8 +147,11 @@ export function groupPriority(
     (barrierValue || ops.some((op) => BARRIERS.has(op.kind) && mech.policy(op) === 'native'))
   )
     return null;
-  const eligible = (op: Op | undefined): boolean =>
-    op !== undefined && op.kind === 'exit' && (unguarded(op) || plant === 'guarded-exit');
+  const eligible = (op: Op | undefined, pc: number): boolean =>
+    op !== undefined &&
+    op.kind === 'exit' &&
+    (unguarded(op) || plant === 'guarded-exit') &&
+    (regroupsTo === null || regroupsTo[pc] === 0);
   return {
     pick(warp, steps, mem) {
       const list = steps.steps;
@@ -140,7 +160,7 @@ export function groupPriority(
         let to = from + 1;
         while (to < list.length && list[to]!.group === first.group) to++;
         const issue = first.issue;
-        if (to === from + 1 && issue.merged === undefined && eligible(ops[issue.pc])) {
+        if (to === from + 1 && issue.merged === undefined && eligible(ops[issue.pc], issue.pc)) {
           let ok =
             first.stop === null &&
             first.warp !== null &&
@@ -157,4 +177,23 @@ export function groupPriority(
       return null;
     },
   };
+}
+
+/**
+ * The PCs a `dwf` regroup may send threads to (`dwf.ts`: threads are regrouped after a branch —
+ * `isBranch`, a conditional BRA or a BRX — at its fall-through and its targets), as a 0/1 array;
+ * null when some branch's targets are not all known (a BRX without a table, a BRA out of the
+ * listing): then any PC may be one.
+ */
+function regroupTargets(ops: readonly Op[]): Uint8Array | null {
+  const out = new Uint8Array(ops.length + 1);
+  for (let pc = 0; pc < ops.length; pc++) {
+    const op = ops[pc]!;
+    if (!isBranch(op)) continue;
+    if (op.kind === 'bra-external' || (op.kind === 'brx' && op.targets.length === 0)) return null;
+    out[pc + 1] = 1;
+    if (op.kind === 'bra') out[op.target] = 1;
+    if (op.kind === 'brx') for (const t of op.targets) out[t] = 1;
+  }
+  return out;
 }
