@@ -49,15 +49,18 @@ const loopKernel = fc
     step: fc.integer({ min: 1, max: 2 }),
     target: fc.integer({ min: 0, max: 6 }),
     end: fc.constantFrom('BPT.TRAP 0x1', 'WARPSYNC 0x1', 'NOP'),
+    // The unknown bound as a launch constant: one unknown for every lane, compared by choosing
+    // stand-in values (docs/semantics.md §13 "uniform comparisons"), not a branch on an unknown.
+    uniform: fc.boolean(),
   })
-  .map(({ w, bound, step, target, end }) => ({
+  .map(({ w, bound, step, target, end, uniform }) => ({
     text: [
       `// @warpcheck warp-size=${w} warps=1`,
       'MOV R1, 0x0',
       'LDG.E R4, desc[UR4][R2.64]',
       'loop:',
       `IADD3 R1, R1, 0x${step.toString(16)}, RZ`,
-      'ISETP.LT.AND P0, PT, R1, R4, PT',
+      `ISETP.LT.AND P0, PT, R1, ${uniform ? 'c[0x0][0x168]' : 'R4'}, PT`,
       `ISETP.LT.AND P0, PT, R1, 0x${(bound * step).toString(16)}, P0`,
       '@P0 BRA loop',
       `ISETP.EQ.AND P1, PT, R1, 0x${target.toString(16)}, PT`,
@@ -99,6 +102,36 @@ describe('loop widening', () => {
         { seed: 20261124, numRuns: 400 },
       ),
     ).toThrow();
+  });
+});
+
+describe('a loop whose exit compares with a launch constant', () => {
+  it('is widened: the lanes took part in an unknown choice', () => {
+    // `for (i = tid; i < n; i += 2)` with n a kernel parameter (c[0x0][0x168], one unknown for
+    // every lane): the ISETP chooses a stand-in for n per turn (docs/semantics.md §13), so its
+    // predicate is known and the BRA is no branch on an unknown. The counter is concrete and grows
+    // every turn: without widening no state repeats and the search never ends (bound-reached);
+    // the cudad sm_89 grid-stride loops (find_max, l2_norm_sq, dot_thread) at W = 4 were so.
+    // The choice is abstract, so it flags the lanes (widening.ts) as an unknown branch does:
+    // after `limit` turns the counter is forgotten, the ISETP compares two unknowns, and the
+    // loop's unknown exit is fair (SEMANTICS §5): every lane exits.
+    const text = [
+      '// @warpcheck warp-size=2 warps=1',
+      'S2R R0, SR_TID.X',
+      'loop:',
+      'IADD3 R0, R0, 0x2, RZ',
+      'ISETP.LT.AND P0, PT, R0, c[0x0][0x168], PT',
+      '@P0 BRA loop',
+      'EXIT',
+    ].join('\n');
+    const small: Budget = { maxStates: 5_000, maxDepth: 1_000, timeoutMs: 20_000 };
+    for (const mech of mechanisms) {
+      const plain = explore(machineOf(text, mech), small);
+      expect(plain.verdict, mech).toBe('bound-reached');
+      const widened = explore(machineOf(text, mech, { widen: 2 }), small);
+      expect(widened.verdict, mech).toBe('terminates');
+      expect(widened.bound, mech).toBeNull();
+    }
   });
 });
 

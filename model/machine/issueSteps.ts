@@ -233,7 +233,9 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
             data,
             pc,
             issue.mask,
-            unknownLanes !== 0 && results.length > 1,
+            // A branch on an unknown guard, or any choice among unknown outcomes (a uniform
+            // comparison's stand-ins): the lanes' next turn may be widened (widening.ts).
+            (unknownLanes !== 0 && results.length > 1) || unknownChoice,
             r.outcome,
           );
           data = w.data;

@@ -10,7 +10,8 @@ import type { Liveness } from './liveness.ts';
  * Loop widening in abstract mode (issue 16, SEMANTICS §5): a loop whose exit depends on unknown
  * data runs forever in the model unless the values it changes stop changing — a counter compared
  * with an unknown bound makes a new state every turn. So a lane that goes round a loop after a
- * branch on an unknown value (`flagged`) counts that turn; from its `limit`-th such turn on, every
+ * branch on an unknown value, or any other step with several unknown outcomes (an ISETP against
+ * an unknown uniform operand chooses a stand-in, `uniformCompare.ts`) (`flagged`), counts that turn; from its `limit`-th such turn on, every
  * register and predicate the loop may write becomes unknown for that lane when it jumps back.
  * Then the loop's states repeat, and its unknown exit branch — fair (SEMANTICS §5) — ends it.
  *
