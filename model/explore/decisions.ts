@@ -27,6 +27,7 @@ export interface Decision {
 function predsWritten(op: Op): number[] {
   switch (op.kind) {
     case 'isetp':
+    case 'plop3':
       return [op.dst.index, op.dst2.index];
     case 'vote':
       return [op.pdst.index];

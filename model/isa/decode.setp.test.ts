@@ -26,12 +26,22 @@ describe('opaque set-predicate instructions mark a source register as written', 
     });
   });
 });
-describe('PLOP3 source predicates are marked as written', () => {
-  it('PLOP3.LUT P0, PT, P1, P2, PT, 0x80, 0x0 writes P0 only', () => {
+describe('PLOP3.LUT decodes its destinations, sources and truth tables', () => {
+  it('PLOP3.LUT P0, PT, P1, P2, PT, 0x80, 0x0 writes P0 only (its sources are read)', () => {
     expect(op('PLOP3.LUT P0, PT, P1, P2, PT, 0x80, 0x0')).toMatchObject({
+      kind: 'plop3',
+      dst: { index: 0, negated: false },
+      dst2: { index: 7 },
+      srcs: [{ index: 1 }, { index: 2 }, { index: 7 }],
+      lut: 0x80,
+      lut2: 0,
+    });
+  });
+  it('a form without its two tables stays opaque and writes its first two predicates', () => {
+    expect(op('PLOP3.AND P0, P3, P1, P2')).toMatchObject({
       kind: 'opaque',
       regs: [],
-      preds: [0],
+      preds: [0, 3],
     });
   });
 });

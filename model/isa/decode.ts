@@ -305,6 +305,7 @@ function decodeData(program: Program, ins: Instruction): OpBody {
       };
     })
     .with('ISETP', () => decodeIsetp(program, ins) ?? opaque())
+    .with('PLOP3', () => decodePlop3(ins) ?? opaque())
     .with(P.union('LDS', 'LDG', 'LD', 'LDL'), () => {
       const addr = addrOf(ops[1]);
       if (dst === null || addr === null) return opaque();
@@ -369,6 +370,28 @@ function decodeIsetp(program: Program, ins: Instruction): OpBody | null {
     };
   }
   return null;
+}
+
+/**
+ * `PLOP3.LUT P0, PT, P1, P2, PT, 0xa8, 0x0`: two predicate destinations, three predicate sources
+ * (each may be negated), two truth tables. Other forms stay opaque.
+ */
+function decodePlop3(ins: Instruction): OpBody | null {
+  const ops = ins.operands;
+  if (!ins.modifiers.includes('LUT') || ops.length !== 7) return null;
+  const p = ops.slice(0, 5).map(predOf);
+  const lut = ops[5];
+  const lut2 = ops[6];
+  if (p.some((x) => x === null) || lut?.kind !== 'imm' || lut2?.kind !== 'imm') return null;
+  if (p[0]!.negated || p[1]!.negated) return null;
+  return {
+    kind: 'plop3',
+    dst: p[0]!,
+    dst2: p[1]!,
+    srcs: [p[2]!, p[3]!, p[4]!],
+    lut: lut.value & 0xff,
+    lut2: lut2.value & 0xff,
+  };
 }
 
 /** ATOMS.CAS R0, [R2], R4, R5 · ATOMG.E.EXCH.STRONG.GPU PT, R0, [R2.64], R4 · RED.E.ADD [R2.64], R5. */

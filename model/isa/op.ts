@@ -94,6 +94,18 @@ export type OpBody =
       /** `LOP3.LUT P, Rd, …`: P is set where the result is not zero (absent: no predicate). */
       readonly pdst?: PredRef;
     }
+  /**
+   * `PLOP3.LUT P, Q, a, b, c, lut, lut2`: P = lut(a, b, c), Q = lut2(a, b, c) over predicates, the
+   * truth table indexed as LOP3's (bit a·4 + b·2 + c; docs/semantics.md, data subset).
+   */
+  | {
+      readonly kind: 'plop3';
+      readonly dst: PredRef;
+      readonly dst2: PredRef;
+      readonly srcs: readonly [PredRef, PredRef, PredRef];
+      readonly lut: number;
+      readonly lut2: number;
+    }
   /** SHF funnel shift and SHL/SHR: dst = ((hi:lo) shifted by amount) low or high word. */
   | {
       readonly kind: 'shift';
@@ -180,6 +192,7 @@ export function isLaneLocalDataOp(op: Op): boolean {
     case 'lop3':
     case 'shift':
     case 'isetp':
+    case 'plop3':
     case 'nop':
       return true;
     case 'opaque':

@@ -92,6 +92,11 @@ export function operandsOf(op: Op): Operands {
       src(op.hi);
       reg(writeRegs, op.dst);
       break;
+    case 'plop3':
+      op.srcs.forEach((p) => pred(readPreds, p));
+      pred(writePreds, op.dst);
+      pred(writePreds, op.dst2);
+      break;
     case 'isetp':
       src(op.a);
       src(op.b);

@@ -104,6 +104,39 @@ export function evalDataOp(
     case 'shift':
     case 'load':
       return [done(writeComputed(ctx, op, warp, d, mem, lanes, maybe), mem, pc, active, NONE)];
+    case 'plop3': {
+      // PLOP3.LUT (docs/semantics.md, data subset): each destination is its truth table at the
+      // lane's three source predicates; an unknown source is tried both ways, and the result is
+      // known where every try agrees.
+      const tt = op.srcs.map((p) => predTrue(d, p, ctx.full));
+      const uu = op.srcs.map((p) => predUnknown(d, p));
+      const lanePreds = (table: number): [number, number] => {
+        let t = 0;
+        let u = 0;
+        for (let m = sure; m !== 0; m &= m - 1) {
+          const l = 31 - Math.clz32(m & -m);
+          let seen = 0; // bit 0: a try gave false, bit 1: a try gave true
+          for (let k = 0; k < 8; k++) {
+            let ok = true;
+            for (let i = 0; i < 3 && ok; i++) {
+              const bit = (k >> (2 - i)) & 1;
+              if (!((uu[i]! >>> l) & 1) && ((tt[i]! >>> l) & 1) !== bit) ok = false;
+            }
+            if (ok) seen |= 1 << ((table >> k) & 1);
+          }
+          if (seen === 3) u |= 1 << l;
+          else if (seen === 2) t |= 1 << l;
+        }
+        return [((t & ~maybe) >>> 0) as number, ((u | maybe) >>> 0) as number];
+      };
+      const [t, u] = lanePreds(op.lut);
+      let data = writePred(d, op.dst, lanes, t, u);
+      if (op.dst2.index !== PT) {
+        const [t2, u2] = lanePreds(op.lut2);
+        data = writePred(data, op.dst2, lanes, t2, u2);
+      }
+      return [done(data, mem, pc, active, NONE)];
+    }
     case 'isetp': {
       let t = 0;
       let u = 0;

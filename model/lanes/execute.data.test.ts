@@ -287,6 +287,57 @@ describe('unknown values (abstract mode, SEMANTICS §5)', () => {
     expect(laneRegs(l, data, 5)).toEqual([1, 1]);
   });
 
+  it('PLOP3.LUT: each destination is its truth table at the three source predicates', () => {
+    // The table is indexed as LOP3's: bit a·4 + b·2 + c (a the first source). By hand:
+    // 0x80 at (PT, PT, PT) = bit 7 = 1 (the compiler's `P0 = true`); 0x08 there = bit 7 = 0
+    // (`P0 = false`); 0x08 at (P1, PT, PT) = bit 3 when P1 is false (1), bit 7 when true (0): !P1;
+    // 0xa8 = bits 3, 5, 7 at (P1, P2, PT) = P1 | P2; a second table 0x08 at (P1, P2, PT) into P4:
+    // bit 3 only, P1 false and P2 true. Lanes: tid 0..3, P1 = tid & 1, P2 = tid ≥ 2.
+    const l = lanesFor(
+      [
+        '// @warpcheck warp-size=4',
+        'S2R R0, SR_TID.X',
+        'LOP3.LUT R1, R0, 0x1, RZ, 0xc0, !PT',
+        'ISETP.NE.AND P1, PT, R1, RZ, PT',
+        'ISETP.GE.AND P2, PT, R0, 0x2, PT',
+        'PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x0',
+        'PLOP3.LUT P3, PT, PT, PT, PT, 0x8, 0x0',
+        'PLOP3.LUT P5, PT, P1, PT, PT, 0x8, 0x0',
+        'PLOP3.LUT P6, P4, P1, P2, PT, 0xa8, 0x8',
+        'EXIT',
+      ].join('\n'),
+    );
+    const { data } = runStraight(l);
+    expect(lanePreds(l, data, 0)).toEqual([true, true, true, true]);
+    expect(lanePreds(l, data, 3)).toEqual([false, false, false, false]);
+    expect(lanePreds(l, data, 5)).toEqual([true, false, true, false]);
+    expect(lanePreds(l, data, 6)).toEqual([false, true, true, true]);
+    expect(lanePreds(l, data, 4)).toEqual([false, false, true, false]);
+  });
+
+  it('PLOP3.LUT with an unknown source: known where both values give the same result', () => {
+    // P1 unknown (a loaded word), P2 = tid ≥ 2. 0xa8 = P1 | P2: true where P2 holds, unknown
+    // elsewhere; 0x08 at (P1, PT, PT) = !P1: unknown everywhere; 0xf0 at (P2, PT, PT) = P2.
+    const l = lanesFor(
+      [
+        '// @warpcheck warp-size=4',
+        'S2R R0, SR_TID.X',
+        'LDG.E R3, desc[UR4][R4.64]',
+        'ISETP.NE.AND P1, PT, R3, RZ, PT',
+        'ISETP.GE.AND P2, PT, R0, 0x2, PT',
+        'PLOP3.LUT P0, PT, P1, P2, PT, 0xa8, 0x0',
+        'PLOP3.LUT P3, PT, P1, PT, PT, 0x8, 0x0',
+        'PLOP3.LUT P4, PT, P2, PT, PT, 0xf0, 0x0',
+        'EXIT',
+      ].join('\n'),
+    );
+    const { data } = runStraight(l);
+    expect(lanePreds(l, data, 0)).toEqual(['unknown', 'unknown', true, true]);
+    expect(lanePreds(l, data, 3)).toEqual(['unknown', 'unknown', 'unknown', 'unknown']);
+    // 0xf0 = a: a known source alone decides, whatever the others.
+    expect(lanePreds(l, data, 4)).toEqual([false, false, true, true]);
+  });
+
   it('LOP3.LUT P0, RZ, R0, UR4, …: lanes with R0 ≠ 0 know P0 whatever UR4 holds', () => {
     // power_series: `if (threadIdx.x | blockIdx.x) return;` with the uniform UR4 not modelled.
     const l = lanesFor(

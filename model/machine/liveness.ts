@@ -197,6 +197,12 @@ export function liveness(
         def(op.dst);
         succ.push(next);
         break;
+      case 'plop3':
+        op.srcs.forEach(usePred);
+        defPred(op.dst);
+        defPred(op.dst2);
+        succ.push(next);
+        break;
       case 'isetp':
         src(op.a);
         src(op.b);
@@ -267,6 +273,7 @@ export function liveness(
       case 'lop3':
       case 'shift':
       case 'isetp':
+      case 'plop3':
       case 'vote':
       case 'opaque':
         reads[pc] = 1;
