@@ -234,6 +234,7 @@ function printJson(
           aloneGroups: a.aloneGroups !== false,
           warpSymmetry: a.warpSymmetry !== false,
           accelerate: a.accelerate !== false,
+          skipDeadWrites: a.skipDeadWrites === true,
           widen: a.widen ?? 0,
         },
         results: rows.map((r) => ({

@@ -176,6 +176,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'store every state of long single-path runs instead of following a warp alone through steps that touch no shared memory and issue all its ready lanes (chain acceleration, docs/semantics.md §14.2)',
     )
     .option(
+      '--no-skip-dead',
+      'compute every register an instruction writes, also when nothing reads it before it is written again (dead writes, docs/semantics.md §13: skipping them changes no verdict, only the time)',
+    )
+    .option(
       '--widen <N>',
       'after N turns of a loop taken after a branch on an unknown value, a lane forgets what the loop writes (0: never); findings after it are possible',
       nonNegativeInt('--widen'),
@@ -263,6 +267,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           aloneGroups: o['aloneGroups'] !== false,
           warpSymmetry: o['warpSymmetry'] !== false,
           accelerate: o['accelerate'] !== false,
+          skipDeadWrites: o['skipDead'] !== false,
           ...(o['random'] !== undefined
             ? {
                 random: {

@@ -24,6 +24,11 @@ export interface PrepareArgs {
   readonly laneSymmetry?: boolean;
   /** Loop widening after this many unknown turns (issue 16); 0 or absent: off. */
   readonly widen?: number;
+  /**
+   * Dead writes (`model/machine/deadWrites.ts`): on in `explore` unless `--no-skip-dead`; off for
+   * `simulate`, whose core reads the values.
+   */
+  readonly skipDeadWrites?: boolean;
 }
 
 export interface Prepared {
@@ -72,6 +77,7 @@ export function prepareMachines(a: PrepareArgs, io: Io): Prepared | number {
       a.refine,
       a.laneSymmetry ?? false,
       a.widen ?? 0,
+      a.skipDeadWrites ? { skipDeadWrites: true } : {},
     );
     if (!m.ok) {
       for (const p of m.error) io.err(`${p}\n`);

@@ -18,7 +18,7 @@ import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts
 import { spinlockKernel } from '../../properties/arbitraries/kernels.ts';
 import { machineOf, replay } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
-import type { PlantUnsoundAccel } from './acceleration.ts';
+import { chainable, oneWarpOf, type PlantUnsoundAccel } from './acceleration.ts';
 import { randomKernel } from './randomKernels.ts';
 import { longLoop } from '../../bench/longLoop.ts';
 import { expectSameOutcomes } from '../testing/outcomes.ts';
@@ -161,6 +161,32 @@ describe('chain acceleration (issue 16)', () => {
     checkFindings(m, r);
     const plain = explore(m, budget, undefined, { reduce: { accelerate: false } });
     expect([plain.states, plain.transitions, plain.depth, plain.accelerated]).toEqual([6, 5, 5, 0]);
+  });
+
+  it('takes loads into a chain in a launch of one warp only (hand count)', () => {
+    // One lane: MOV R2; LDS R1, [R2]; LDS R3, [R2]; NOP; EXIT. With one warp no other warp can
+    // store between the loads, so the chain after the MOV (pc 0, the only step, issuing the only
+    // ready lane) takes both loads and the NOP (3 steps past the first) and ends before EXIT:
+    // stored pc 0, pc 4, the terminal state — 3 states, 2 transitions.
+    const body = ['MOV R2, 0x100', 'LDS R1, [R2]', 'LDS R3, [R2]', 'NOP', 'EXIT'];
+    const one = machineOf(['// @warpcheck warp-size=1', ...body].join('\n'), 'its');
+    const r = explore(one, budget);
+    expect([r.verdict, r.states, r.transitions, r.accelerated]).toEqual(['terminates', 3, 2, 3]);
+    checkFindings(one, r);
+    // Two warps: another warp may store between the loads, so a load is never chainable there
+    // (the law above covers it with message passing between two warps). The LDS step after the
+    // MOV, as `chainable` sees it in each launch:
+    const two = machineOf(['// @warpcheck warp-size=1 warps=2', ...body].join('\n'), 'its');
+    const ldsStep = (m: Machine) => {
+      const s0 = m.initial();
+      const s1 = m.successors(s0).find((t) => t.warp === 0)!.next!;
+      const st = m.warpSteps(0, s1.warps[0]!, s1.memory).steps[0]!;
+      expect(m.ops[st.issue.pc]!.kind).toBe('load');
+      return chainable(m.ops, st, s1.memory, null, oneWarpOf(m));
+    };
+    expect(ldsStep(one)).toBe(true);
+    expect(ldsStep(two)).toBe(false);
+    expect(explore(two, budget).verdict).toBe('terminates');
   });
 
   it('starts chains after any expanded step, a store among several included (hand count)', () => {

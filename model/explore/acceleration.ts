@@ -47,20 +47,28 @@ export type PlantUnsoundAccel =
    */
   | 'first-of-many';
 
-/** The step may be inside a chain (see above); `plant` only for the soundness law. */
+/**
+ * The step may be inside a chain (see above); `plant` only for the soundness law. With
+ * `oneWarp` (a launch of one warp: no other warp can store between a chain's steps, and the
+ * chain's warp has no other ready lane) a load may be in a chain too: it reads memory and
+ * leaves it as it was (docs/semantics.md §14.2, "Loads in a single warp").
+ */
 export function chainable(
   ops: readonly Op[],
   st: WarpStep,
   mem: Memory,
   plant: PlantUnsoundAccel | null = null,
+  oneWarp = false,
 ): boolean {
   if (st.stop !== null || st.warp === null || st.widened) return false;
   if (st.unknownChoice && plant !== 'first-of-many') return false;
   if (st.orderDependent) return false;
   if (plant === 'swallow-memory') return true;
-  if (!isLocalStep(ops, st, mem)) return false;
   const op = ops[st.issue.pc];
-  if (op === undefined || !chainOp(op)) return false;
+  if (op === undefined) return false;
+  if (oneWarp && op.kind === 'load' && st.issue.merged === undefined) return st.memory === mem;
+  if (!isLocalStep(ops, st, mem)) return false;
+  if (!chainOp(op)) return false;
   const merged = st.issue.merged;
   if (merged !== undefined) {
     const op2 = ops[merged.pc];
@@ -70,6 +78,9 @@ export function chainable(
 }
 
 const chainOp = (op: Op): boolean => op.kind === 'bra' || isLaneLocalDataOp(op);
+
+/** A launch of one warp: loads may be in chains (`chainable`). */
+export const oneWarpOf = (machine: Machine): boolean => machine.launch.warps === 1;
 
 /** Where a chain ended: the warp state reached, how many steps past the first, and why it ended. */
 export interface ChainEnd {
@@ -109,6 +120,7 @@ export function followChain(
   cap = CHAIN_CAP,
 ): ChainEnd {
   const ops = machine.ops;
+  const oneWarp = oneWarpOf(machine);
   let w = warp;
   let m = mem;
   let n = 0;
@@ -119,14 +131,30 @@ export function followChain(
   let savedKeyed = false;
   let power = 1;
   let lam = 0;
-  for (;;) {
+  // Runs of dead writes (`machine/deadRun.ts`) are crossed in one call: each of their steps is
+  // the one chainable step `warpSteps` would give. Not under a planted bug (the law's chains).
+  const deadRun = plant === null ? machine.deadRun : undefined;
+  for (let turn = 0; ; turn++) {
     if (n >= cap) return { warp: w, memory: m, steps: n, end: 'cap' };
-    if ((n & 4095) === 4095 && performance.now() > deadline)
+    if ((turn & 4095) === 4095 && performance.now() > deadline)
       return { warp: w, memory: m, steps: n, end: 'time' };
+    // A dead run stops where Brent's bookkeeping below would act — before a step at the saved
+    // state's PC (a key comparison) or the step that saves a state — so the chain saves, compares
+    // and ends exactly where it does step by step.
+    const max = keys ? Math.min(cap - n, n > 0 ? power - lam : 0) : cap - n;
+    if (deadRun && max > 0) {
+      const run = deadRun(k, w, m, max, oneWarp, keys ? savedPc : -1);
+      if (run) {
+        w = run.warp;
+        n += run.steps;
+        lam += run.steps;
+        continue;
+      }
+    }
     const ws = machine.warpSteps(k, w, m);
     if (ws.steps.length !== 1 && (plant !== 'first-of-many' || ws.steps.length === 0)) break;
     const st = ws.steps[0]!;
-    if (!chainable(ops, st, m, plant)) break;
+    if (!chainable(ops, st, m, plant, oneWarp)) break;
     if (keys) {
       const pc = st.issue.pc;
       if (pc === savedPc && n > 0) {
@@ -394,7 +422,7 @@ export class Chains {
       const p = alone.pick(w, ws, mem);
       if (!p || p.rule !== 'alone' || p.to - p.from !== 1) break;
       const st = ws.steps[p.from]!;
-      if (!chainable(ops, st, mem) || st.memory !== mem) break;
+      if (!chainable(ops, st, mem, null, oneWarpOf(machine)) || st.memory !== mem) break;
       w = st.warp!;
       n++;
     }

@@ -2,7 +2,7 @@ import type { Machine, Stop, Transition } from '../machine/machine.ts';
 import { int32, uint16, uint32, uint8 } from './growable.ts';
 import type { GroupPriority } from './groupPriority.ts';
 import type { PartialOrder } from './partialOrder.ts';
-import { chainable, type PlantUnsoundAccel } from './acceleration.ts';
+import { chainable, oneWarpOf, type PlantUnsoundAccel } from './acceleration.ts';
 import { TupleTable } from './tables.ts';
 import type { VisitedStates } from './visited.ts';
 
@@ -141,7 +141,9 @@ export class LocalSteps {
       if (st.orderDependent) this.orderDependent ??= st.issue;
       this.stepOf.push(k);
       this.stepPc.push(st.issue.pc);
-      this.stepChain.push(this.accel && chainable(machine.ops, st, mem, this.accel.plant) ? 1 : 0);
+      this.stepChain.push(
+        this.accel && chainable(machine.ops, st, mem, this.accel.plant, oneWarpOf(machine)) ? 1 : 0,
+      );
       this.stepMask.push(st.issue.mask);
       this.stepGroup.push(st.group);
       this.stepUnknown.push(st.unknownChoice ? 1 : 0);

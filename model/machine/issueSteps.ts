@@ -1,6 +1,6 @@
 import type { Op } from '../isa/op.ts';
 import { execute, orderedLanes, predTrue, predUnknown, splitsOnUnknown } from '../lanes/execute.ts';
-import { withColumn, type LaneData } from '../lanes/laneData.ts';
+import { withColumn } from '../lanes/laneData.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Issue } from '../mechanisms/mechanism.ts';
 import type { ItsState } from '../mechanisms/its.ts';
@@ -9,9 +9,12 @@ import { warpsyncOwnBitGap } from '../lanes/warpsyncOwnBit.ts';
 import type { LaneSymmetry } from './laneSymmetry.ts';
 import type { MachineSetup } from './machineSetup.ts';
 import type { WarpState, WarpStep } from './machineTypes.ts';
-import type { LoopVisits } from './widening.ts';
 import { mergedSteps, NO_EVENT, stopStep } from './mergedIssue.ts';
 import { refinementGap } from './refinement.ts';
+import { warpState } from './warpState.ts';
+
+/** What a skipped dead write executes (`deadWrites.ts`): every issued lane to pc + 1, nothing written. */
+const SKIPPED: Op = { kind: 'nop', guard: null, pred2: null };
 
 /** The steps of warp `w` (state `warp`, memory `mem`) issuing each of `issues`, in order. */
 export type StepsOf = (
@@ -32,7 +35,7 @@ export type StepsOf = (
  */
 export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
   const { program, ops } = setup.spec;
-  const { ctx, mech, refMech, n, W, full, policyAt, opAt, symmetric, widen } = setup;
+  const { ctx, mech, refMech, n, W, full, policyAt, opAt, symmetric, widen, skipDead } = setup;
   const fmtPc = setup.fmt.pc;
   const { classesOf, forgetting, idRead } = sym;
   const merged = mergedSteps(setup);
@@ -113,9 +116,11 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
         symmetric &&
         splitsOnUnknown(op) &&
         ((predUnknown(before, op.guard) | predUnknown(before, op.pred2)) & issue.mask) !== 0;
+      // Dead writes (`deadWrites.ts`): every issued lane goes on to pc + 1 as the op would send
+      // it, with its registers as they were; what the op would write is dead there.
       const executed = execute(
         ctx,
-        op,
+        skipDead !== null && skipDead[pc] === 1 && op === opAt[pc] ? SKIPPED : op,
         pc,
         w,
         before,
@@ -267,29 +272,6 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
         );
       }
     }
-  };
-}
-
-/**
- * A warp state with only the optional fields that are set; the common shapes without the
- * temporary objects of conditional spreads (this runs for every step).
- */
-function warpState(
-  mech: unknown,
-  data: LaneData,
-  ref: ItsState | undefined,
-  loops: LoopVisits | undefined,
-  anonymous: number | undefined,
-): WarpState {
-  // Whole literals for the common shapes (fields added later would go to a separate property
-  // store, one more object per stored state).
-  if (!ref && !anonymous) return loops ? { mech, data, loops } : { mech, data };
-  return {
-    mech,
-    data,
-    ...(ref ? { ref } : {}),
-    ...(loops ? { loops } : {}),
-    ...(anonymous ? { anonymous } : {}),
   };
 }
 

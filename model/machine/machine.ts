@@ -2,6 +2,7 @@ import { createBlockMachine } from './blockMachine.ts';
 import { warpPins } from './warpPins.ts';
 import { initialLaneData } from '../lanes/laneData.ts';
 import { memoryOf } from '../lanes/memory.ts';
+import { deadRun } from './deadRun.ts';
 import { issueSteps } from './issueSteps.ts';
 import { laneSymmetry } from './laneSymmetry.ts';
 import { setupMachine } from './machineSetup.ts';
@@ -52,6 +53,7 @@ export function createMachine(spec: MachineSpec): Machine {
   const sym = laneSymmetry(setup, writeWarp);
   const keys = stateKeys(setup, writeWarp, sym.warpKey);
   const stepsOf = issueSteps(setup, sym);
+  const run = deadRun(setup);
 
   const warpSteps = (k: number, ws: WarpState, mem: MachineState['memory']): WarpSteps => {
     const issues = mech.candidates(ws.mech);
@@ -135,6 +137,7 @@ export function createMachine(spec: MachineSpec): Machine {
     warpPinned: warpPins(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
     warpSteps,
+    ...(run ? { deadRun: run } : {}),
   };
   return machine;
 }

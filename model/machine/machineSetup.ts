@@ -6,6 +6,7 @@ import { execContext, type ExecContext } from '../lanes/execContext.ts';
 import type { Formatter, Mechanism, MechanismContext, Policy } from '../mechanisms/mechanism.ts';
 import { createIts, type ItsState } from '../mechanisms/its.ts';
 import { formatterFor } from './formatter.ts';
+import { deadWrites } from './deadWrites.ts';
 import { liveness, type Liveness } from './liveness.ts';
 import { widening, type Widening } from './widening.ts';
 import type { MachineSpec } from './machineTypes.ts';
@@ -49,6 +50,11 @@ export interface MachineSetup {
   readonly symmetric: boolean;
   /** Loop widening, when `spec.widen` > 0. */
   readonly widen: Widening | null;
+  /**
+   * Per PC, 1 where an issue goes on to pc + 1 without computing what the op writes
+   * (`deadWrites.ts`); null unless `spec.skipDeadWrites` and the keys can be reduced.
+   */
+  readonly skipDead: Uint8Array | null;
 }
 
 /** Builds the `MachineSetup` of `spec` (stage 1 of `createMachine`). */
@@ -155,5 +161,9 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
     symmetryOff,
     symmetric: spec.laneSymmetry === true && symmetryOff === null,
     widen,
+    skipDead:
+      spec.skipDeadWrites && live
+        ? deadWrites(ops, live, policyAt, spec.plantUnsoundDeadWrites ?? null)
+        : null,
   };
 }

@@ -13,6 +13,8 @@ import type {
 } from '../mechanisms/mechanism.ts';
 import type { KeyWriter } from './key.ts';
 import type { LoopVisits, WideningPlant } from './widening.ts';
+import type { DeadRunFn } from './deadRun.ts';
+import type { DeadWritesPlant } from './deadWrites.ts';
 import type { ItsState } from '../mechanisms/its.ts';
 
 /**
@@ -156,6 +158,13 @@ export interface Machine {
    * explorer caches these per (k, warp, memory).
    */
   warpSteps(k: number, ws: WarpState, mem: Memory): WarpSteps;
+  /**
+   * With dead writes on (`MachineSpec.skipDeadWrites`): up to `max` consecutive steps of warp `k`
+   * that are each its one step and a dead write (`deadRun.ts`), taken without executing them —
+   * loads too when `loads` (a launch of one warp) — or null when the first is not. What chains
+   * use to cross runs of instructions whose results nothing reads (`acceleration.ts`).
+   */
+  readonly deadRun?: DeadRunFn;
 }
 
 /** One step of one warp (see `Transition`): the next warp and memory, or a stop. */
@@ -220,6 +229,16 @@ export interface MachineSpec {
    * branch on an unknown value, a lane forgets what the loop writes. 0 or absent: off.
    */
   readonly widen?: number;
+  /**
+   * Dead writes (`deadWrites.ts`, docs/semantics.md §13): a lane-local data op or load whose
+   * destinations are all dead after it is issued without computing them, so the stored states
+   * keep stale values in registers nothing reads again. Only where keys are reduced (the
+   * relevance analysis exists). Default off: `explore` turns it on; replays and exports, which
+   * show or emit register contents, leave it off.
+   */
+  readonly skipDeadWrites?: boolean;
+  /** The dead-write law's planted bug (`deadWrites.ts`); never set outside that test. */
+  readonly plantUnsoundDeadWrites?: DeadWritesPlant;
   /** The relevance law's planted bug (`liveness.ts`); never set outside that test. */
   readonly plantUnsoundRelevance?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */

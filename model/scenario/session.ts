@@ -19,10 +19,14 @@ export function machineFor(
   refine = true,
   laneSymmetry = false,
   widen = 0,
-  /** The reduction laws' planted bugs only. */
+  /** Dead writes (`explore` only) and the reduction laws' planted bugs. */
   planted: Pick<
     MachineSpec,
-    'plantUnsoundRelevance' | 'plantUnsoundBarriers' | 'plantUnsoundWidening'
+    | 'plantUnsoundRelevance'
+    | 'plantUnsoundBarriers'
+    | 'plantUnsoundWidening'
+    | 'skipDeadWrites'
+    | 'plantUnsoundDeadWrites'
   > = {},
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {
   const factory = findMechanism(mechanism);

@@ -26,6 +26,7 @@ import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
 import type { WideningPlant } from '../machine/widening.ts';
+import type { DeadWritesPlant } from '../machine/deadWrites.ts';
 import { loadProgram, resolveLaunch, type LoadedProgram } from '../scenario/loadProgram.ts';
 import { machineFor } from '../scenario/session.ts';
 
@@ -59,6 +60,10 @@ export interface RunSetup {
   readonly widen?: number;
   /** The widening law's planted bug (`MachineSpec.plantUnsoundWidening`). */
   readonly plantUnsoundWidening?: WideningPlant;
+  /** Dead writes (`MachineSpec.skipDeadWrites`), as `explore` runs; off when absent. */
+  readonly skipDeadWrites?: boolean;
+  /** The dead-write law's planted bug (`MachineSpec.plantUnsoundDeadWrites`). */
+  readonly plantUnsoundDeadWrites?: DeadWritesPlant;
 }
 
 /** A machine for `mechanism` on a listing. */
@@ -78,6 +83,10 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
       ...(setup.plantUnsoundRelevance ? { plantUnsoundRelevance: true } : {}),
       ...(setup.plantUnsoundBarriers ? { plantUnsoundBarriers: true } : {}),
       ...(setup.plantUnsoundWidening ? { plantUnsoundWidening: setup.plantUnsoundWidening } : {}),
+      ...(setup.skipDeadWrites ? { skipDeadWrites: true } : {}),
+      ...(setup.plantUnsoundDeadWrites
+        ? { plantUnsoundDeadWrites: setup.plantUnsoundDeadWrites }
+        : {}),
     },
   );
   if (!m.ok) expect.fail(m.error.join('; '));
