@@ -131,8 +131,22 @@ function runAll(a: Args): { rows: Row[]; skipped: { file: string; flag: string }
           results[id] = { error: launch.error.join('; ') };
           continue;
         }
-        // As `warpcheck explore` runs by default: lane symmetry and loop widening (issue 16).
-        const m = machineFor(loaded.value, launch.value, id, {}, 'ascending', false, true, true, 2);
+        // As `warpcheck explore` runs by default: lane symmetry, loop widening and dead writes
+        // (issue 16).
+        const m = machineFor(
+          loaded.value,
+          launch.value,
+          id,
+          {},
+          'ascending',
+          false,
+          true,
+          true,
+          2,
+          {
+            skipDeadWrites: true,
+          },
+        );
         if (!m.ok) {
           results[id] = { error: m.error.join('; ') };
           continue;
@@ -159,7 +173,7 @@ function render(a: Args, rows: readonly Row[], skipped: readonly { file: string;
   const date = new Date().toISOString().slice(0, 10);
   out.push(
     `Regenerate: \`npm run findings\` (= \`node --import tsx bench/findings.ts\`; W = ${a.warpSize}, one warp, ` +
-      `abstract mode, default options, lane symmetry and loop widening on as in \`explore\`, ${a.maxStates.toLocaleString('en-US')} states and ${a.timeoutS} s per run). ` +
+      `abstract mode, default options, lane symmetry, loop widening and dead writes on as in \`explore\`, ${a.maxStates.toLocaleString('en-US')} states and ${a.timeoutS} s per run). ` +
       `Generated ${date}.`,
     '',
     'Kernel column: `entry` = marked `STO_CUDA_ENTRY` by nvdisasm; `exit` = a listing without those ' +
