@@ -186,7 +186,6 @@ describe('chain acceleration (issue 16)', () => {
     };
     expect(ldsStep(one)).toBe(true);
     expect(ldsStep(two)).toBe(false);
-    expect(explore(two, budget).verdict).toBe('terminates');
   });
 
   it('starts chains after any expanded step, a store among several included (hand count)', () => {

@@ -12,6 +12,8 @@ import { eitherGroup, groupPriority } from './groupPriority.ts';
 import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
 import { headline, searchNotes } from './searchSummary.ts';
+import { findingReplays } from './findingReplays.ts';
+import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 import { AmpleChoice } from './ampleChoice.ts';
 import { memoryOver } from './memoryBudget.ts';
 import {
@@ -461,6 +463,23 @@ export function explore(
       sawUnknownChoice,
     }),
   );
+  // Dead writes (`machine/deadWrites.ts`): a schedule that replays on this machine but not on
+  // the one that computes every write — where saved scenarios replay — sends the search there.
+  // (Schedules left compressed, too long or not walked, replay on neither.)
+  if (machine.skipsDeadWrites && options.checkDeadWriteReplays !== false && out.length > 0) {
+    const plain = machine.withoutDeadWrites();
+    for (const f of out)
+      if (
+        f.schedule.length < SCENARIO_LIMITS.scheduleSteps &&
+        !findingReplays(plain, f) &&
+        findingReplays(machine, f)
+      )
+        return redo(
+          plain,
+          options,
+          `dead writes were switched off: the schedule of a ${f.verdict} finding did not replay on the machine that computes every write`,
+        );
+  }
   if (bound === null && head < visited.size) bound = 'states';
   if (bound === null && branching !== null) bound = 'branching';
   const { verdict, kind, message, sorted } = headline(out, bound, branching, budget, memoryBound);

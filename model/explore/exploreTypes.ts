@@ -135,6 +135,12 @@ export interface ExploreOptions {
   /** A planted bug for the acceleration soundness law; never set outside tests. */
   readonly plantUnsoundAccel?: PlantUnsoundAccel;
   /**
+   * On a machine that skips dead writes, check that each finding's schedule replays on the
+   * machine that computes every write, and search there when one does not (default on). The
+   * dead-write law turns it off to see the skipping search alone.
+   */
+  readonly checkDeadWriteReplays?: boolean;
+  /**
    * A planted bug for the lane-symmetry law: a cycle fair per place is taken as a livelock though
    * the mechanism's places are coarse (`Mechanism.coarsePlaces`); never set outside tests.
    */

@@ -11,15 +11,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { unknownIds } from '../testing/groupKernels.ts';
+import { mixedKernels } from '../testing/groupKernels.ts';
 import { createMachine, type Machine, type MachineSpec } from '../machine/machine.ts';
 import { MECHANISMS, findMechanism, resolveOptions } from '../mechanisms/registry.ts';
 import { loadProgram, resolveLaunch } from '../scenario/loadProgram.ts';
 import { replay } from '../testing/run.ts';
-import { structuredKernel } from '../../properties/arbitraries/structured.ts';
-import { unstructuredKernel } from '../../properties/arbitraries/unstructured.ts';
 import { explore, type Budget, type ExploreOptions } from './exhaustive.ts';
-import { randomKernel } from './randomKernels.ts';
 import { outcomes, verdictOf } from '../testing/outcomes.ts';
 import { SPINLOCK_W2 } from '../core/coreTesting.ts';
 
@@ -138,18 +135,7 @@ function check(
  * SEMANTICS §5), which makes their lanes interchangeable and their branches unknown — where the
  * reduction does its work.
  */
-const kernels = fc
-  .tuple(
-    fc.oneof(
-      structuredKernel({ maxWarpSize: 6, maxWarps: 2, maxStatements: 3, maxDepth: 2 }).map(
-        (k) => k.text,
-      ),
-      unstructuredKernel({ maxWarpSize: 6, maxWarps: 2, maxBlocks: 6 }).map((k) => k.text),
-      randomKernel({ maxLength: 10, maxWarpSize: 4 }).map((k) => k.text),
-    ),
-    fc.boolean(),
-  )
-  .map(([text, unknown]) => (unknown ? unknownIds(text) : text));
+const kernels = mixedKernels;
 const mechanisms = MECHANISMS.map((m) => m.id);
 
 /**

@@ -328,6 +328,8 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     placeFairness: true,
     warpPinned: null,
     withoutSymmetry: () => machine,
+    withoutDeadWrites: () => machine,
+    skipsDeadWrites: false,
     warpSteps(_k, ws, mem) {
       const b = ws.mech as BlockWarp;
       const issues = candidates(b);

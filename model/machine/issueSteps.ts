@@ -37,6 +37,7 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
   const { program, ops } = setup.spec;
   const { ctx, mech, refMech, n, W, full, policyAt, opAt, symmetric, widen, skipDead } = setup;
   const fmtPc = setup.fmt.pc;
+  const memoryRelevant = setup.live?.memoryRelevant !== false;
   const { classesOf, forgetting, idRead } = sym;
   const merged = mergedSteps(setup);
   /** BMOV Rd, Bx must read what the reference's Bx holds, up to exited lanes (values, SEMANTICS §6). */
@@ -128,9 +129,12 @@ export function issueSteps(setup: MachineSetup, sym: LaneSymmetry): StepsOf {
         issue.mask,
         counted ? (forgot ? classesOf(forgot) : classesNow()) : null,
       );
-      // Lane symmetry holds for this step unless lanes of different classes race (laneCanon.ts).
+      // Lane symmetry holds for this step unless lanes of different classes race (laneCanon.ts)
+      // at memory that can reach control: when no load's result can (`Liveness.memoryRelevant`,
+      // false only without atomics), the order of stores decides nothing — and their sources may
+      // be dead writes' stale values (`deadWrites.ts`), which must not decide it either.
       let orderDependent = false;
-      if (symmetric) {
+      if (symmetric && memoryRelevant) {
         const ordered = orderedLanes(ctx, op, warp.data, issue.mask);
         if (ordered !== 0) orderDependent = !classesNow().some((c) => (ordered & ~c) === 0);
       }

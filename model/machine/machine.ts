@@ -53,7 +53,7 @@ export function createMachine(spec: MachineSpec): Machine {
   const sym = laneSymmetry(setup, writeWarp);
   const keys = stateKeys(setup, writeWarp, sym.warpKey);
   const stepsOf = issueSteps(setup, sym);
-  const run = deadRun(setup);
+  const run = spec.deadRuns === false ? null : deadRun(setup);
 
   const warpSteps = (k: number, ws: WarpState, mem: MachineState['memory']): WarpSteps => {
     const issues = mech.candidates(ws.mech);
@@ -136,6 +136,9 @@ export function createMachine(spec: MachineSpec): Machine {
     symmetryOff: setup.symmetryOff,
     warpPinned: warpPins(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
+    skipsDeadWrites: setup.skipDead !== null,
+    withoutDeadWrites: () =>
+      setup.skipDead ? createMachine({ ...spec, skipDeadWrites: false }) : machine,
     warpSteps,
     ...(run ? { deadRun: run } : {}),
   };

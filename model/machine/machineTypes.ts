@@ -148,6 +148,13 @@ export interface Machine {
   /** The same machine without lane symmetry. */
   withoutSymmetry(): Machine;
   /**
+   * The same machine computing every write (`MachineSpec.skipDeadWrites` off), or this one when
+   * it already does: what saved scenarios replay on (`explore` checks its findings against it).
+   */
+  withoutDeadWrites(): Machine;
+  /** Dead writes are skipped (`MachineSpec.skipDeadWrites`, where keys can be reduced). */
+  readonly skipsDeadWrites: boolean;
+  /**
    * Warp symmetry (`warpPins.ts`): whether warp `ws` may still read its own index and so must
    * keep it; null when warp symmetry never applies (a block mechanism).
    */
@@ -237,6 +244,11 @@ export interface MachineSpec {
    * show or emit register contents, leave it off.
    */
   readonly skipDeadWrites?: boolean;
+  /**
+   * With dead writes: chains cross runs of them in one call (`deadRun.ts`, default). `false` only
+   * for the law that compares chains with and without runs.
+   */
+  readonly deadRuns?: boolean;
   /** The dead-write law's planted bug (`deadWrites.ts`); never set outside that test. */
   readonly plantUnsoundDeadWrites?: DeadWritesPlant;
   /** The relevance law's planted bug (`liveness.ts`); never set outside that test. */

@@ -133,7 +133,10 @@ export function widening(
             if (d.regs[s]![l] === forgotten) continue;
             regs ??= d.regs.slice() as number[][];
             writableColumn(regs, d.regs, s)[l] = forgotten;
-            widened = true;
+            // Forgetting a value that can no longer reach control (dead at the loop's head, where
+            // the lane goes) abstracts nothing: the step stays concrete (and a stale value that
+            // dead writes left there, `deadWrites.ts`, marks nothing either).
+            if ((live.regs[g.pc * words + (s >>> 5)]! >>> (s & 31)) & 1) widened = true;
           }
           for (let p = 0; p < 7; p++) {
             if (!((w.preds >>> p) & 1)) continue;
@@ -143,7 +146,7 @@ export function widening(
             unknown ??= d.predsUnknown.slice();
             preds[p] = (preds[p]! & ~bit) >>> 0;
             unknown[p] = (unknown[p]! | bit) >>> 0;
-            widened = true;
+            if ((live.preds[g.pc]! >>> p) & 1) widened = true;
           }
         }
         if (regs || preds)

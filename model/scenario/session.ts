@@ -26,6 +26,7 @@ export function machineFor(
     | 'plantUnsoundBarriers'
     | 'plantUnsoundWidening'
     | 'skipDeadWrites'
+    | 'deadRuns'
     | 'plantUnsoundDeadWrites'
   > = {},
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {

@@ -125,20 +125,29 @@ export const barrierRoles = fc
  */
 export const unknownIds = (text: string): string =>
   text.replace(/SR_LANEID|SR_TID\.X/g, 'SR_CLOCKLO');
-export const groupKernels = fc
-  .tuple(
-    fc.oneof(
-      structuredKernel({ maxWarpSize: 6, maxWarps: 2, maxStatements: 3, maxDepth: 2 }).map(
-        (k) => k.text,
-      ),
-      unstructuredKernel({ maxWarpSize: 6, maxWarps: 2, maxBlocks: 6 }).map((k) => k.text),
-      randomKernel({ maxLength: 10, maxWarpSize: 4 }).map((k) => k.text),
-      spinlockKernel.map((k) => k.text),
-      barrierRoles,
-    ),
-    fc.boolean(),
-  )
-  .map(([text, unknown]) => (unknown ? unknownIds(text) : text));
+/** Both generators and the explorer's random kernels (W ≤ 6, one or two warps). */
+const generated = (): fc.Arbitrary<string>[] => [
+  structuredKernel({ maxWarpSize: 6, maxWarps: 2, maxStatements: 3, maxDepth: 2 }).map(
+    (k) => k.text,
+  ),
+  unstructuredKernel({ maxWarpSize: 6, maxWarps: 2, maxBlocks: 6 }).map((k) => k.text),
+  randomKernel({ maxLength: 10, maxWarpSize: 4 }).map((k) => k.text),
+];
+
+/** One of `kernels`, half of the time with unknown lane ids. */
+const halfUnknown = (...kernels: fc.Arbitrary<string>[]): fc.Arbitrary<string> =>
+  fc
+    .tuple(fc.oneof(...kernels), fc.boolean())
+    .map(([text, unknown]) => (unknown ? unknownIds(text) : text));
+
+export const groupKernels = halfUnknown(
+  ...generated(),
+  spinlockKernel.map((k) => k.text),
+  barrierRoles,
+);
+
+/** `generated`, half with unknown lane ids: the kernels of the laws of lane symmetry and dead writes. */
+export const mixedKernels = halfUnknown(...generated());
 
 /** Every finding replays from the real initial state to its outcome (as `partialOrder.test.ts`). */
 export function checkFindings(machine: Machine, r: ExploreResult, label: string): void {

@@ -64,6 +64,8 @@ export interface RunSetup {
   readonly skipDeadWrites?: boolean;
   /** The dead-write law's planted bug (`MachineSpec.plantUnsoundDeadWrites`). */
   readonly plantUnsoundDeadWrites?: DeadWritesPlant;
+  /** `MachineSpec.deadRuns` (the dead-run law only). */
+  readonly deadRuns?: boolean;
 }
 
 /** A machine for `mechanism` on a listing. */
@@ -84,6 +86,7 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
       ...(setup.plantUnsoundBarriers ? { plantUnsoundBarriers: true } : {}),
       ...(setup.plantUnsoundWidening ? { plantUnsoundWidening: setup.plantUnsoundWidening } : {}),
       ...(setup.skipDeadWrites ? { skipDeadWrites: true } : {}),
+      ...(setup.deadRuns === false ? { deadRuns: false } : {}),
       ...(setup.plantUnsoundDeadWrites
         ? { plantUnsoundDeadWrites: setup.plantUnsoundDeadWrites }
         : {}),
