@@ -53,6 +53,11 @@ export function deadRun(
   const fmtPc = setup.fmt.pc;
   const NONE = { kind: 'none' } as const;
   const skipsReference = setup.spec.plantUnsoundDeadWrites === 'run-skips-reference';
+  /** Both sides can take several steps at once (`Mechanism.straight`). */
+  const straight =
+    typeof mech.straight === 'function' &&
+    mech.refOutcome === undefined &&
+    (refMech === null || typeof refMech.straight === 'function');
   return (_k, ws, _mem, max, loads, stopPc = -1) => {
     let state = ws.mech;
     let ref = ws.ref;
@@ -66,6 +71,34 @@ export function deadRun(
       if (pc === stopPc) break;
       if (issue.merged !== undefined || !(pc >= 0 && pc < n) || skipDead[pc] !== 1) break;
       if (!loads && ops[pc]!.kind === 'load') break;
+      // As many dead writes as follow in a row, in one `straight` call each for the mechanism and
+      // the reference, where both vouch that it equals their step-by-step `advance`s.
+      if (straight && issue.mask !== 0) {
+        let k = 1;
+        while (
+          steps + k < max &&
+          pc + k < n &&
+          skipDead[pc + k] === 1 &&
+          pc + k !== stopPc &&
+          (loads || ops[pc + k]!.kind !== 'load')
+        )
+          k++;
+        const next = k >= 2 ? mech.straight!(state, issue, pc + k) : null;
+        if (next !== null) {
+          const nextRef =
+            refMech === null || ref === undefined || skipsReference
+              ? ref
+              : refinementGap(ref, issue, fmtPc) === null
+                ? refMech.straight!(ref, issue, pc + k)
+                : null;
+          if (nextRef !== null) {
+            state = next;
+            ref = nextRef;
+            steps += k;
+            continue;
+          }
+        }
+      }
       const outcome: Outcome = {
         groups: issue.mask === 0 ? [] : [{ pc: pc + 1, mask: issue.mask }],
         exited: 0,

@@ -79,6 +79,7 @@ function runsAgree(machine: Machine, limit: number): number {
   const seen = new Set<string>();
   const queue: MachineState[] = [machine.initial()];
   let checked = 0;
+  let multi = 0;
   while (queue.length > 0 && seen.size < limit) {
     const s = queue.shift()!;
     const key = machine.key(s);
@@ -97,11 +98,29 @@ function runsAgree(machine: Machine, limit: number): number {
       expect(machine.key({ warps: warps(r.warp), memory: s.memory })).toBe(
         machine.key({ warps: warps(st.warp!), memory: st.memory! }),
       );
+      // A longer run (several steps at once where `Mechanism.straight` vouches for them) ends
+      // where as many single steps of `warpSteps`, each the warp's only step, end.
+      const long = run(k, s.warps[k]!, s.memory, 64, loads)!;
+      let w = s.warps[k]!;
+      for (let i = 0; i < long.steps; i++) {
+        const one = machine.warpSteps(k, w, s.memory).steps;
+        expect(one.length).toBe(1);
+        expect(one[0]!.stop).toBeNull();
+        w = one[0]!.warp!;
+      }
+      if (long.steps > 1) multi++;
+      expect(machine.key({ warps: warps(long.warp), memory: s.memory })).toBe(
+        machine.key({ warps: warps(w), memory: s.memory }),
+      );
     }
     for (const t of machine.successors(s)) if (t.next) queue.push(t.next);
   }
+  multiRuns += multi;
   return checked;
 }
+
+/** Runs of more than one step checked by `runsAgree` (a law's own tally). */
+let multiRuns = 0;
 
 const SEED = 20261127;
 
@@ -277,8 +296,9 @@ describe('dead runs (issue 16)', () => {
       runsAgree(skipping(text, config, plant), 300);
     });
 
-  it('a run of one step is the one step warpSteps gives, in every reachable state', () => {
+  it('a run is the steps warpSteps gives, one by one, in every reachable state', () => {
     let checked = 0;
+    multiRuns = 0;
     fc.assert(
       fc.property(kernels, fc.constantFrom(...configs), (text, config) => {
         checked += runsAgree(skipping(text, config), 300);
@@ -288,7 +308,61 @@ describe('dead runs (issue 16)', () => {
     );
     // (seed 20261127: 1,763 states and warps where a run applies.)
     expect(checked).toBeGreaterThan(1500);
+    // (seed 20261127: 861 runs of several steps.)
+    expect(multiRuns).toBeGreaterThan(500);
   }, 120_000);
+
+  it('straight moves agree with step-by-step advances, and stop short of a reconvergence PC', () => {
+    // Lanes 0, 1 jump over the three MOVs (pc 3..5) to EXIT (pc 6), the branch's IPDOM, so only
+    // the fall-through path is pushed: the top entry holds lanes 2, 3 at pc 3 with rpc 6. A
+    // straight move from 3 to 5 is two advances; one to 6 would meet the rpc (a pop): null. The
+    // reference (its) has lanes 2, 3 at pc 3 and ready: it moves them as two advances do.
+    const text = [
+      '// @warpcheck warp-size=4',
+      'S2R R0, SR_LANEID',
+      'ISETP.LT.AND P0, PT, R0, 0x2, PT',
+      '@P0 BRA L',
+      'MOV R1, 0x1',
+      'MOV R1, 0x2',
+      'MOV R1, 0x3',
+      'L:',
+      'EXIT',
+    ].join('\n');
+    const m = machineOf(text, 'simt-stack');
+    let s = m.initial();
+    for (let i = 0; i < 3; i++) s = m.successors(s)[0]!.next!;
+    const ws = s.warps[0]!;
+    const [issue] = m.mechanism.candidates(ws.mech);
+    expect(issue).toMatchObject({ pc: 3, mask: 0b1100 });
+    const none = { kind: 'none' } as const;
+    const step = (st: unknown, pc: number) => {
+      const adv = m.mechanism.advance(
+        st,
+        { pc, mask: 0b1100 },
+        { groups: [{ pc: pc + 1, mask: 0b1100 }], exited: 0, event: none },
+        0,
+      );
+      return adv.kind === 'ok' ? adv.state : null;
+    };
+    const two = step(step(ws.mech, 3), 4);
+    expect(m.mechanism.straight!(ws.mech, issue!, 5)).toEqual(two);
+    expect(m.mechanism.straight!(ws.mech, issue!, 6)).toBeNull();
+    // The reference.
+    const its = machineOf(text, 'its').mechanism;
+    const ref = ws.ref!;
+    const refTwo = [3, 4].reduce<unknown>((st, pc) => {
+      const adv = its.advance(
+        st,
+        { pc, mask: 0b1100 },
+        { groups: [{ pc: pc + 1, mask: 0b1100 }], exited: 0, event: none },
+        0,
+      );
+      return adv.kind === 'ok' ? adv.state : null;
+    }, ref);
+    expect(its.straight!(ref, issue!, 5)).toEqual(refTwo);
+    // Lanes not at the issue's PC (lanes 0, 1 are at EXIT in the reference): no straight move.
+    expect(its.straight!(ref, { pc: 3, mask: 0b1111 }, 5)).toBeNull();
+  });
 
   it('fails on a planted run that leaves the reference behind', () => {
     // It must fail on a key comparison, not for some other reason.

@@ -312,6 +312,18 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
         state: { pcs, wait: kept(wait, s.wait), named: kept(named, s.named), b },
       };
     },
+    // Dead runs (`Mechanism.straight`): a data instruction moves each issued lane to the next
+    // PC and wakes no one (`release` runs only after exits and barrier events), so the issued
+    // lanes, all at `issue.pc` and ready, land at `to`.
+    straight(s, issue, to) {
+      const pcs = s.pcs.slice();
+      for (let m = issue.mask; m !== 0; m &= m - 1) {
+        const l = lowest(m);
+        if (pcs[l] !== issue.pc || s.wait[l] !== READY) return null;
+        pcs[l] = to;
+      }
+      return { pcs, wait: s.wait, named: s.named, b: s.b };
+    },
     ready(s) {
       let m = 0;
       for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0 && s.wait[l] === READY) m |= 1 << l;

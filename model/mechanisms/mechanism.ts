@@ -150,6 +150,16 @@ export interface Mechanism<S> {
    * the mechanism will run it next. Without it the reference sees the lanes' own outcome.
    */
   refOutcome?(next: S, issue: Issue, outcome: Outcome): Outcome;
+  /**
+   * Optional, a shortcut for dead runs (`machine/deadRun.ts`): the state after the issue's lanes
+   * go straight from `issue.pc` to `to` through data instructions, one `advance` per instruction
+   * with the outcome "every issued lane to the next PC", no event, no exit — where the caller
+   * knows that `issue` is the only candidate of `state`. Must equal those `to - issue.pc`
+   * advances (with the issue moved along) whenever each intermediate state's only candidate is
+   * the issue at the next PC; null when the mechanism cannot vouch for that (a reconvergence
+   * point on the way, say), and the caller goes step by step.
+   */
+  straight?(state: S, issue: Issue, to: number): S | null;
 }
 
 /** An option a mechanism accepts: name, allowed values, default, and where the choice comes from. */

@@ -215,6 +215,16 @@ export function createSimtStack(
         if (g.pc !== ipd) st.push(entry(g.pc, ipd, g.mask, false));
       return { kind: 'ok', state: settle(st) };
     },
+    // Dead runs (`Mechanism.straight`): the top entry moves to `to` unless its reconvergence PC
+    // lies on the way (where `settle` would pop it); with one candidate, the top stays the issue.
+    straight(s, issue, to) {
+      const top = s[s.length - 1];
+      if (!top || top.pc !== issue.pc || top.mask !== issue.mask) return null;
+      if (!top.frame && top.rpc > issue.pc && top.rpc <= to) return null;
+      const st = s.slice();
+      st[st.length - 1] = at(top, to);
+      return st;
+    },
     ready(s) {
       const top = s[s.length - 1];
       return top ? top.mask : 0;
