@@ -410,6 +410,7 @@ export class Chains {
       return hit;
     }
     const ops = machine.ops;
+    const oneWarp = oneWarpOf(machine);
     const mem = visited.memObjs[mid]!;
     let w = visited.warpObjs[cache.stepWarp.get(e0)]!;
     let n = 1;
@@ -422,7 +423,7 @@ export class Chains {
       const p = alone.pick(w, ws, mem);
       if (!p || p.rule !== 'alone' || p.to - p.from !== 1) break;
       const st = ws.steps[p.from]!;
-      if (!chainable(ops, st, mem, null, oneWarpOf(machine)) || st.memory !== mem) break;
+      if (!chainable(ops, st, mem, null, oneWarp) || st.memory !== mem) break;
       w = st.warp!;
       n++;
     }

@@ -64,6 +64,8 @@ export class LocalSteps {
   readonly stepPlace = int32();
   /** Scratch of `of`: each lane's place in the warp being expanded. */
   private readonly placeOfLane: Int32Array;
+  /** A launch of one warp: loads may be chain steps (`chainable`). */
+  private readonly oneWarp: boolean;
   /** The first step whose lanes of different symmetry classes raced (`Transition.orderDependent`). */
   orderDependent: Transition['issue'] | null = null;
   /** A step resolved an unknown value under partial-order reduction: redo without it. */
@@ -81,6 +83,7 @@ export class LocalSteps {
     this.localStart.push(0);
     this.localPlaceStart.push(0);
     this.placeOfLane = new Int32Array(placeFair ? 32 : 0);
+    this.oneWarp = oneWarpOf(machine);
     this.localMoreStart.push(0);
   }
 
@@ -142,7 +145,7 @@ export class LocalSteps {
       this.stepOf.push(k);
       this.stepPc.push(st.issue.pc);
       this.stepChain.push(
-        this.accel && chainable(machine.ops, st, mem, this.accel.plant, oneWarpOf(machine)) ? 1 : 0,
+        this.accel && chainable(machine.ops, st, mem, this.accel.plant, this.oneWarp) ? 1 : 0,
       );
       this.stepMask.push(st.issue.mask);
       this.stepGroup.push(st.group);

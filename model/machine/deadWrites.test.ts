@@ -41,6 +41,24 @@ interface Tally {
   skipping: number;
 }
 
+/**
+ * The machine `explore` runs: lane symmetry (unless said otherwise), widening 2, dead writes — and
+ * for a law a plant, or dead runs off.
+ */
+const skipping = (
+  text: string,
+  config: (typeof configs)[number],
+  extra: { laneSymmetry?: boolean; plant?: DeadWritesPlant | undefined; deadRuns?: boolean } = {},
+): Machine =>
+  machineOf(text, config.mech, {
+    options: config.options,
+    laneSymmetry: extra.laneSymmetry ?? true,
+    widen: 2,
+    skipDeadWrites: true,
+    ...(extra.plant ? { plantUnsoundDeadWrites: extra.plant } : {}),
+    ...(extra.deadRuns === false ? { deadRuns: false } : {}),
+  });
+
 function compare(
   text: string,
   config: (typeof configs)[number],
@@ -48,13 +66,12 @@ function compare(
   tally: Tally,
   plant?: DeadWritesPlant,
 ): void {
-  const setup = { options: config.options, laneSymmetry, widen: 2 };
-  const plainMachine = machineOf(text, config.mech, setup);
-  const skipMachine = machineOf(text, config.mech, {
-    ...setup,
-    skipDeadWrites: true,
-    ...(plant ? { plantUnsoundDeadWrites: plant } : {}),
+  const plainMachine = machineOf(text, config.mech, {
+    options: config.options,
+    laneSymmetry,
+    widen: 2,
   });
+  const skipMachine = skipping(text, config, { laneSymmetry, plant });
   const plain = explore(plainMachine, budget);
   if (plain.bound !== null) return;
   // The skipping search alone: no search redone when a schedule does not fit the other machine.
@@ -123,20 +140,6 @@ function runsAgree(machine: Machine, limit: number): number {
 let multiRuns = 0;
 
 const SEED = 20261127;
-
-/** The machine `explore` runs: lane symmetry, widening 2, dead writes (and a plant, for a law). */
-const skipping = (
-  text: string,
-  config: (typeof configs)[number],
-  plant?: DeadWritesPlant,
-): Machine =>
-  machineOf(text, config.mech, {
-    options: config.options,
-    laneSymmetry: true,
-    widen: 2,
-    skipDeadWrites: true,
-    ...(plant ? { plantUnsoundDeadWrites: plant } : {}),
-  });
 
 /** The assertion that made a property fail (fast-check keeps it as the error's cause), or null. */
 function failureOf(run: () => void): string | null {
@@ -293,7 +296,7 @@ describe('dead writes: what the reduced keys see (review of 2026-11-27)', () => 
 describe('dead runs (issue 16)', () => {
   const runs = (plant?: DeadWritesPlant) =>
     fc.property(kernels, fc.constantFrom(...configs), (text, config) => {
-      runsAgree(skipping(text, config, plant), 300);
+      runsAgree(skipping(text, config, { plant }), 300);
     });
 
   it('a run is the steps warpSteps gives, one by one, in every reachable state', () => {
@@ -334,32 +337,23 @@ describe('dead runs (issue 16)', () => {
     const ws = s.warps[0]!;
     const [issue] = m.mechanism.candidates(ws.mech);
     expect(issue).toMatchObject({ pc: 3, mask: 0b1100 });
-    const none = { kind: 'none' } as const;
-    const step = (st: unknown, pc: number) => {
-      const adv = m.mechanism.advance(
-        st,
-        { pc, mask: 0b1100 },
-        { groups: [{ pc: pc + 1, mask: 0b1100 }], exited: 0, event: none },
-        0,
-      );
-      return adv.kind === 'ok' ? adv.state : null;
-    };
-    const two = step(step(ws.mech, 3), 4);
-    expect(m.mechanism.straight!(ws.mech, issue!, 5)).toEqual(two);
+    // Lanes 2, 3 advanced one data instruction at a time, from pc 3 through pc 4, by `mech`.
+    const twoSteps = (mech: Machine['mechanism'], from: unknown) =>
+      [3, 4].reduce<unknown>((st, pc) => {
+        const adv = mech.advance(
+          st,
+          { pc, mask: 0b1100 },
+          { groups: [{ pc: pc + 1, mask: 0b1100 }], exited: 0, event: { kind: 'none' } },
+          0,
+        );
+        return adv.kind === 'ok' ? adv.state : null;
+      }, from);
+    expect(m.mechanism.straight!(ws.mech, issue!, 5)).toEqual(twoSteps(m.mechanism, ws.mech));
     expect(m.mechanism.straight!(ws.mech, issue!, 6)).toBeNull();
     // The reference.
     const its = machineOf(text, 'its').mechanism;
     const ref = ws.ref!;
-    const refTwo = [3, 4].reduce<unknown>((st, pc) => {
-      const adv = its.advance(
-        st,
-        { pc, mask: 0b1100 },
-        { groups: [{ pc: pc + 1, mask: 0b1100 }], exited: 0, event: none },
-        0,
-      );
-      return adv.kind === 'ok' ? adv.state : null;
-    }, ref);
-    expect(its.straight!(ref, issue!, 5)).toEqual(refTwo);
+    expect(its.straight!(ref, issue!, 5)).toEqual(twoSteps(its, ref));
     // Lanes not at the issue's PC (lanes 0, 1 are at EXIT in the reference): no straight move.
     expect(its.straight!(ref, { pc: 3, mask: 0b1111 }, 5)).toBeNull();
   });
@@ -378,13 +372,7 @@ describe('dead runs (issue 16)', () => {
         const m = skipping(text, config);
         // Runs off through the spec, so that a search redone on another machine
         // (`withoutSymmetry`, `withoutDeadWrites`) keeps them off too.
-        const withoutRuns = machineOf(text, config.mech, {
-          options: config.options,
-          laneSymmetry: true,
-          widen: 2,
-          skipDeadWrites: true,
-          deadRuns: false,
-        });
+        const withoutRuns = skipping(text, config, { deadRuns: false });
         const a = explore(m, budget);
         const b = explore(withoutRuns, budget);
         expect([a.verdict, a.states, a.transitions, a.accelerated]).toEqual([
