@@ -43,6 +43,11 @@ export interface ExploreArgs extends PrepareArgs {
    * `aloneGroups.ts`).
    */
   readonly aloneGroups?: boolean;
+  /**
+   * BSYNC priority inside an `its` warp (`--no-bsync-priority` turns it off; issue 16,
+   * `bsyncPriority.ts`).
+   */
+  readonly bsyncPriority?: boolean;
   /** Warp symmetry (`--no-warp-symmetry` turns it off; issue 10 item 2). */
   readonly warpSymmetry?: boolean;
   /** Chain acceleration (`--no-accelerate` turns it off; issue 16, `acceleration.ts`). */
@@ -232,6 +237,7 @@ function printJson(
           por: a.partialOrder !== false,
           exitPriority: a.exitPriority !== false,
           aloneGroups: a.aloneGroups !== false,
+          bsyncPriority: a.bsyncPriority !== false,
           warpSymmetry: a.warpSymmetry !== false,
           accelerate: a.accelerate !== false,
           skipDeadWrites: a.skipDeadWrites === true,
@@ -253,6 +259,7 @@ function printJson(
           por: r.result.partialOrder ?? false,
           exitPriority: r.result.exitPriority ?? null,
           aloneGroups: r.result.aloneGroups ?? null,
+          bsyncPriority: r.result.bsyncPriority ?? null,
           warpSymmetry: r.result.warpSymmetry ?? false,
           accelerated: r.result.accelerated ?? 0,
           findings: r.result.findings.map((f) => ({

@@ -49,6 +49,7 @@ export function searchMachine(
             partialOrder: a.partialOrder !== false,
             exitPriority: a.exitPriority !== false,
             aloneGroups: a.aloneGroups !== false,
+            bsyncPriority: a.bsyncPriority !== false,
             warpSymmetry: a.warpSymmetry !== false,
             accelerate: a.accelerate !== false,
           },

@@ -168,6 +168,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'interleave every lane group of an its warp instead of running alone a group at a data instruction outside every loop that no other lane can reach (docs/semantics.md §14.3)',
     )
     .option(
+      '--no-bsync-priority',
+      'let lanes stand ready at a BSYNC while other lane groups of their its warp run, instead of letting them start to wait first (BSYNC priority, docs/semantics.md §14.4)',
+    )
+    .option(
       '--no-warp-symmetry',
       'keep states that differ only by exchanging warps that can no longer read their own index apart (warp symmetry, docs/semantics.md §15)',
     )
@@ -265,6 +269,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           partialOrder: o['por'] !== false,
           exitPriority: o['exitPriority'] !== false,
           aloneGroups: o['aloneGroups'] !== false,
+          bsyncPriority: o['bsyncPriority'] !== false,
           warpSymmetry: o['warpSymmetry'] !== false,
           accelerate: o['accelerate'] !== false,
           skipDeadWrites: o['skipDead'] !== false,
@@ -587,6 +592,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     .option(
       '--shard <i/n>',
       'run only shard i of n: the law × mechanism pairs whose place in the campaign is i-1 modulo n (for a CI matrix; put the --json outputs together with --merge)',
+    )
+    .option(
+      '--no-bsync-priority',
+      'let lanes stand ready at a BSYNC while other lane groups of their its warp run, instead of letting them start to wait first (BSYNC priority, docs/semantics.md §14.4)',
     )
     .option(
       '--no-warp-symmetry',

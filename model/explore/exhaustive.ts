@@ -8,6 +8,7 @@ import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.
 import type { Finding } from './verdict.ts';
 import { partialOrder } from './partialOrder.ts';
 import { aloneGroups } from './aloneGroups.ts';
+import { bsyncPriority } from './bsyncPriority.ts';
 import { eitherGroup, groupPriority } from './groupPriority.ts';
 import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
@@ -77,7 +78,10 @@ export function explore(
       : null;
   const exitFirst = reduce.exitPriority ? groupPriority(machine, options.plantUnsoundGroups) : null;
   const alone = reduce.aloneGroups ? aloneGroups(machine, options.plantUnsoundAlone ?? null) : null;
-  const groups = eitherGroup(exitFirst, alone);
+  const bsyncFirst = reduce.bsyncPriority
+    ? bsyncPriority(machine, options.plantUnsoundBsync ?? null)
+    : null;
+  const groups = eitherGroup(eitherGroup(exitFirst, bsyncFirst), alone);
   const visited = new VisitedStates(machine, reduced);
   const { tuple, depthOf } = visited;
   const sym =
@@ -497,6 +501,7 @@ export function explore(
     partialOrder: por !== null,
     ...(exitFirst ? { exitPriority: { applied: cache.exitPriority } } : {}),
     ...(alone ? { aloneGroups: { applied: cache.aloneGroups } } : {}),
+    ...(bsyncFirst ? { bsyncPriority: { applied: cache.bsyncPriority } } : {}),
     warpSymmetry: sym !== null,
     accelerated: chains?.steps ?? 0,
     terminalStates,

@@ -1,6 +1,7 @@
 import type { DeadlockKind, Finding, Verdict } from './verdict.ts';
 import type { PlantUnsoundPor } from './partialOrder.ts';
 import type { PlantUnsoundAlone } from './aloneGroups.ts';
+import type { PlantUnsoundBsync } from './bsyncPriority.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
 import type { PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
 import type { PlantUnsoundAccel } from './acceleration.ts';
@@ -54,6 +55,11 @@ export interface ExploreResult {
    * states it expanded such a group alone.
    */
   readonly aloneGroups?: { readonly applied: number };
+  /**
+   * The search ran with BSYNC priority among one warp's lane groups (`bsyncPriority.ts`), and in
+   * how many distinct warp states it expanded a group arriving at a BSYNC alone.
+   */
+  readonly bsyncPriority?: { readonly applied: number };
   /** The search ran with warp symmetry (`warpSymmetry.ts`): states up to permuting free warps. */
   readonly warpSymmetry?: boolean;
   /**
@@ -99,6 +105,14 @@ export interface Reductions {
    */
   readonly aloneGroups: boolean;
   /**
+   * BSYNC priority inside one `its` warp under maximal grouping (`bsyncPriority.ts`,
+   * docs/semantics.md §14.4): ready lanes at an unguarded BSYNC off every control-flow cycle whose
+   * arrival releases nothing, while no other lane may re-arm the barrier or issue where its
+   * waiters land, start to wait before any other group moves. Deadlocks, stops, terminal states
+   * and fair cycles are preserved.
+   */
+  readonly bsyncPriority: boolean;
+  /**
    * Warp symmetry (`warpSymmetry.ts`, docs/semantics.md §15): states equal up to a permutation
    * of warps that can no longer read their own index are one state; livelocks are decided with
    * each warp tracked through the permutations (`trackedFairness.ts`). Applies with two or more
@@ -118,6 +132,7 @@ export const defaultReductions: Reductions = {
   partialOrder: true,
   exitPriority: true,
   aloneGroups: true,
+  bsyncPriority: true,
   warpSymmetry: true,
   accelerate: true,
 };
@@ -130,6 +145,8 @@ export interface ExploreOptions {
   readonly plantUnsoundGroups?: PlantUnsoundGroups;
   /** A planted bug for the law of groups that run alone; never set outside tests. */
   readonly plantUnsoundAlone?: PlantUnsoundAlone;
+  /** A planted bug for the BSYNC-priority soundness law; never set outside tests. */
+  readonly plantUnsoundBsync?: PlantUnsoundBsync;
   /** A planted bug for the warp-symmetry soundness law; never set outside tests. */
   readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
   /** A planted bug for the acceleration soundness law; never set outside tests. */

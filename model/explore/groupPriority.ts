@@ -67,7 +67,7 @@ export interface GroupPriority {
 export interface GroupPick {
   readonly from: number;
   readonly to: number;
-  readonly rule: 'exit' | 'alone';
+  readonly rule: 'exit' | 'alone' | 'bsync';
 }
 
 /** The first rule's pick, else the second's (either may be absent). */

@@ -21,7 +21,10 @@ export class LocalSteps {
   /** Per local: the steps `localStart + from .. localStart + to - 1` may run alone, or from = -1. */
   readonly localAmpleFrom = int32();
   readonly localAmpleTo = int32();
-  /** Per local: 1 when its ample steps exit lanes (EXIT priority): no cycle passes them. */
+  /**
+   * Per local: 1 when its ample steps exit lanes (EXIT priority) or arrive at a BSYNC off every
+   * cycle (BSYNC priority): no fair cycle passes them.
+   */
   readonly localAcyclic = uint8();
   /** Per local: 1 when its ample steps are a group that runs alone (`aloneGroups.ts`). */
   readonly localAlone = uint8();
@@ -29,6 +32,8 @@ export class LocalSteps {
   exitPriority = 0;
   /** Locals whose ample set is a group that runs alone (`aloneGroups.ts`), for the tally. */
   aloneGroups = 0;
+  /** Locals whose ample set is a group arriving at a BSYNC (`bsyncPriority.ts`), for the tally. */
+  bsyncPriority = 0;
   /**
    * Per local: its further candidate ranges (`WarpAmple.more`) are
    * `ampleMore[localMoreStart[l] .. localMoreStart[l+1]-1]`, pairs of (from, to).
@@ -106,6 +111,7 @@ export class LocalSteps {
       const ample = this.por?.classify(ws, mem) ?? null;
       if (ample?.abstract) this.porAbstract = true;
       if (exit?.rule === 'exit') this.exitPriority++;
+      else if (exit?.rule === 'bsync') this.bsyncPriority++;
       else if (exit) this.aloneGroups++;
       this.localAmpleFrom.push(exit ? exit.from : (ample?.from ?? -1));
       this.localAmpleTo.push(exit ? exit.to : (ample?.to ?? -1));

@@ -33,9 +33,11 @@ export interface Liveness {
   /**
    * The PCs from which a lane may still execute an instruction that `isTarget` accepts, along
    * the same static successors (an instruction whose successors are unknown reaches every
-   * target). Lane symmetry pins the lanes that may still read their lane number so.
+   * target). Lane symmetry pins the lanes that may still read their lane number so. A `blocked`
+   * PC that is no target passes nothing on: the paths that matter stop there (a member of Bx at a
+   * BSYNC on Bx that cannot be released yet, `bsyncPriority.ts`).
    */
-  mayReach(isTarget: (pc: number) => boolean): Uint8Array;
+  mayReach(isTarget: (pc: number) => boolean, blocked?: (pc: number) => boolean): Uint8Array;
   /**
    * Shared memory can influence control: some load's (or atomic's) result is relevant. When it
    * cannot, what memory holds is irrelevant too (`relevance` below).
@@ -366,7 +368,10 @@ export function liveness(
     if (op.kind === 'brx') return op.targets.length > 0 ? [pc + 1, ...op.targets] : null;
     return allOut[pc] ? null : succ[pc]!;
   };
-  const mayReach = (isTarget: (pc: number) => boolean): Uint8Array => {
+  const mayReach = (
+    isTarget: (pc: number) => boolean,
+    blocked?: (pc: number) => boolean,
+  ): Uint8Array => {
     const out = new Uint8Array(n + 1);
     let any = false;
     for (let pc = 0; pc < n; pc++)
@@ -378,7 +383,7 @@ export function liveness(
     for (let again = true; again;) {
       again = false;
       for (let pc = n - 1; pc >= 0; pc--) {
-        if (out[pc]) continue;
+        if (out[pc] || blocked?.(pc) === true) continue;
         const ts = next(pc);
         let r = ts === null;
         if (ts) for (const t of ts) if (t >= 0 && t <= n && out[t]) r = true;

@@ -136,7 +136,9 @@ export interface Machine {
    * reaches its callee and return site, a RET every return site, an unknown target everywhere);
    * null when the analysis is not run (the mechanism reports no lane PCs).
    */
-  readonly mayReach: ((isTarget: (pc: number) => boolean) => Uint8Array) | null;
+  readonly mayReach:
+    | ((isTarget: (pc: number) => boolean, blocked?: (pc: number) => boolean) => Uint8Array)
+    | null;
   /** Why lane symmetry is off though asked for (null when on or not asked for). */
   readonly symmetryOff: string | null;
   /**
