@@ -82,8 +82,14 @@ function check(s: Setup, tally: Tally, plant?: PlantUnsoundAlone): void {
     options: { bssy: s.bssy },
     laneSymmetry: s.laneSymmetry,
   });
-  // Warp symmetry has its own law (warpSymmetry.test.ts, which runs with this reduction on).
-  const reduce = { partialOrder: s.por, exitPriority: s.exitPriority, warpSymmetry: false };
+  // Warp symmetry has its own law (warpSymmetry.test.ts, which runs with this reduction on), and
+  // so has BSYNC priority (bsyncPriority.test.ts, with this one on and off).
+  const reduce = {
+    partialOrder: s.por,
+    exitPriority: s.exitPriority,
+    warpSymmetry: false,
+    bsyncPriority: false,
+  };
   const plain = explore(machine, budget, undefined, { reduce: { ...reduce, aloneGroups: false } });
   if (plain.bound !== null) return;
   const reduced = explore(machine, budget, undefined, {

@@ -49,9 +49,15 @@ function check(
     ...(launch ? { launch } : {}),
   });
   // Warp symmetry has its own law (warpSymmetry.test.ts, which runs with EXIT priority on), and
-  // so do groups that run alone (aloneGroups.test.ts, with EXIT priority on and off): with both,
-  // the two reductions pick different groups, and neither graph need be the smaller.
-  const reduce = { partialOrder: s.por, warpSymmetry: false, aloneGroups: false };
+  // so do groups that run alone (aloneGroups.test.ts, with EXIT priority on and off) and BSYNC
+  // priority (bsyncPriority.test.ts, with both on and off): with two, the reductions pick
+  // different groups, and neither graph need be the smaller.
+  const reduce = {
+    partialOrder: s.por,
+    warpSymmetry: false,
+    aloneGroups: false,
+    bsyncPriority: false,
+  };
   const plain = explore(machine, budget, undefined, {
     reduce: { ...reduce, exitPriority: false },
   });

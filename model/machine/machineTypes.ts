@@ -137,8 +137,7 @@ export interface Machine {
    * null when the analysis is not run (the mechanism reports no lane PCs).
    */
   readonly mayReach:
-    | ((isTarget: (pc: number) => boolean, blocked?: (pc: number) => boolean) => Uint8Array)
-    | null;
+    ((isTarget: (pc: number) => boolean, blocked?: (pc: number) => boolean) => Uint8Array) | null;
   /** Why lane symmetry is off though asked for (null when on or not asked for). */
   readonly symmetryOff: string | null;
   /**

@@ -190,3 +190,64 @@ export function expectReducedAgrees(
   if (reduced.states < plain.states) tally.smaller++;
   checkFindings(machine, reduced, label);
 }
+
+/**
+ * Lanes that leave a loop at different iterations and meet at its BSYNC (the shape BSYNC priority
+ * reduces, `bsyncPriority.ts`): a trip count from the lane id (or an unknown one, through an
+ * unknown special register), and around it what the priority's conditions are about — a lane that
+ * breaks out (with or without the compiler's `@P BRA` after the BREAK), one that re-arms the
+ * barrier, a flag stored by one lane and checked by another, an early EXIT, and a VOTE after the
+ * BSYNC that tells whether the lanes issue together.
+ */
+export const bsyncLoops: fc.Arbitrary<string> = fc
+  .record({
+    w: fc.integer({ min: 2, max: 4 }),
+    bound: fc.constantFrom('R0', 'R7'),
+    breaker: fc.constantFrom('none', 'with-bra', 'alone'),
+    rearm: fc.constantFrom('none', 'loop', 'out'),
+    flag: fc.boolean(),
+    early: fc.boolean(),
+    vote: fc.boolean(),
+    unknown: fc.boolean(),
+  })
+  .map((k) => {
+    const full = `0x${((1 << k.w) - 1).toString(16)}`;
+    const lines = [
+      `// @warpcheck warp-size=${k.w} warps=1 mem[0x100]=0`,
+      '\tFunction : k',
+      `        S2R R0, ${k.unknown ? 'SR_CLOCKLO' : 'SR_LANEID'} ;`,
+      '        LOP3.LUT R7, R0, 0x1, RZ, 0xc0, !PT ;',
+      '        ISETP.EQ.AND P3, PT, R0, RZ, PT ;',
+      '        ISETP.EQ.AND P4, PT, R0, 0x1, PT ;',
+      '        MOV R3, 0x1 ;',
+      '        MOV R5, RZ ;',
+    ];
+    if (k.early) lines.push('        ISETP.EQ.AND P5, PT, R0, 0x2, PT ;', '   @P5  EXIT ;');
+    lines.push('        BSSY B0, J ;', 'L:', '        IADD3 R5, R5, 0x1, RZ ;');
+    if (k.breaker !== 'none') lines.push('   @P3  BREAK B0 ;');
+    if (k.breaker === 'with-bra') lines.push('   @P3  BRA OUT ;');
+    if (k.rearm === 'loop') lines.push('   @P4  BSSY B0, J ;');
+    if (k.flag) lines.push('   @P3  STS [RZ+0x100], R3 ;');
+    lines.push(
+      `        ISETP.LE.AND P1, PT, R5, ${k.bound}, PT ;`,
+      '   @P1  BRA L ;',
+      '        BSYNC B0 ;',
+      'J:',
+    );
+    if (k.flag)
+      lines.push(
+        '        LDS R4, [RZ+0x100] ;',
+        '        ISETP.NE.AND P2, PT, R4, RZ, PT ;',
+        '   @P2  BPT.TRAP 0x1 ;',
+      );
+    if (k.vote)
+      lines.push(
+        '        VOTE.ANY R6, PT, PT ;',
+        `        ISETP.NE.AND P2, PT, R6, ${full}, PT ;`,
+        '   @P2  BPT.TRAP 0x2 ;',
+      );
+    lines.push('        EXIT ;', 'OUT:');
+    if (k.rearm === 'out') lines.push('        BSSY B0, J2 ;', '        BSYNC B0 ;', 'J2:');
+    lines.push('        BRA J ;');
+    return lines.join('\n');
+  });
