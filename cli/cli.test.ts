@@ -101,6 +101,53 @@ describe('warpcheck explore', () => {
     expect(on.its.aloneGroups!.applied).toBeGreaterThan(0);
   });
 
+  it('--no-bsync-priority turns off BSYNC priority; the JSON says whether it ran', async () => {
+    // Two lanes that meet at one BSYNC after 0 and 3 additions (bsyncPriority.test.ts counts the
+    // states by hand: 14 without the reduction, 11 with it, the other group reductions and
+    // acceleration off).
+    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const file = join(dir, 'meet.sass');
+    const add = '        IADD3 R6, R6, 0x1, RZ ;';
+    writeFileSync(
+      file,
+      [
+        '// @warpcheck warp-size=2 warps=1',
+        '        S2R R0, SR_LANEID ;',
+        '        ISETP.EQ.AND P0, PT, R0, RZ, PT ;',
+        '        BSSY B0, J ;',
+        '   @P0  BRA S ;',
+        add,
+        add,
+        add,
+        'S:',
+        '        BSYNC B0 ;',
+        'J:',
+        '        EXIT ;',
+        '',
+      ].join('\n'),
+    );
+    const row = async (extra: string[]) => {
+      const r = await run(['explore', file, '--mechanism', 'its', '--json', '--no-save', ...extra]);
+      expect(r.code).toBe(0);
+      const json = JSON.parse(r.out) as {
+        budgets: { bsyncPriority: boolean };
+        results: { verdict: string; states: number; bsyncPriority: { applied: number } | null }[];
+      };
+      return { budgets: json.budgets, its: json.results[0]! };
+    };
+    const base = ['--no-accelerate', '--no-exit-priority', '--no-alone-groups', '--no-symmetry'];
+    const on = await row(base);
+    const off = await row([...base, '--no-bsync-priority']);
+    expect(on.budgets.bsyncPriority).toBe(true);
+    expect(off.budgets.bsyncPriority).toBe(false);
+    expect(off.its).toMatchObject({ verdict: 'terminates', states: 14, bsyncPriority: null });
+    expect(on.its).toMatchObject({
+      verdict: 'terminates',
+      states: 11,
+      bsyncPriority: { applied: 1 },
+    });
+  });
+
   it('says its terminates and simt-stack livelocks on the spinlock (seed 000 §III–IV), in JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wc-'));
     const r = await run([
