@@ -157,11 +157,12 @@ export function bsyncPriority(
     for (let l = 0; l < s.wait.length; l++) if (s.wait[l] === x) waitingOnX |= 1 << l;
     // Condition 1: another member still to arrive, so the arrival releases nothing.
     if ((members & ~exited & ~waitingOnX & ~h) >>> 0 === 0) return false;
-    // The step as computed: every lane of `h` now waits on Bx at `pc` (a check of the above).
+    // The step as computed (a check of the above): every lane of `h` now waits on Bx at `pc`, and
+    // every other lane is where and as it was.
     const t = after.mech as ItsState;
-    for (let m = h; m !== 0; m &= m - 1) {
-      const l = 31 - Math.clz32(m & -m);
-      if (t.wait[l] !== x || t.pcs[l] !== pc) return false;
+    for (let l = 0; l < s.pcs.length; l++) {
+      const inH = ((h >>> l) & 1) === 1;
+      if (t.pcs[l] !== (inH ? pc : s.pcs[l]) || t.wait[l] !== (inH ? x : s.wait[l])) return false;
     }
     // Condition 3: no other live lane that may still move may set Bx or issue where lanes land.
     const { member, other } = reachOf(x);
