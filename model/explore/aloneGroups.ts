@@ -3,6 +3,7 @@ import type { Op } from '../isa/op.ts';
 import type { Memory } from '../lanes/memory.ts';
 import { laneLocalOp, touchesMemory } from '../machine/footprint.ts';
 import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
+import { barrierQuiet } from './bsyncPriority.ts';
 import type { GroupPick, GroupPriority } from './groupPriority.ts';
 
 /**
@@ -18,7 +19,10 @@ import type { GroupPick, GroupPriority } from './groupPriority.ts';
  * 2. `a` lies on no cycle of the control-flow graph (no successor of `a` may reach `a`, along the
  *    over-approximating successors of `Liveness.mayReach`);
  * 3. no other live lane of the warp — ready, waiting at a barrier or inside a call — may reach a
- *    successor of `a` from its PC (hence not `a` either: every path to `a` goes on to one).
+ *    successor of `a` from its PC (hence not `a` either: every path to `a` goes on to one), unless
+ *    that successor is an unguarded BSYNC on a register Bx that holds every lane of `G`, and no
+ *    lane that may still move may set Bx or issue after a BSYNC on Bx (`barrierQuiet` of
+ *    `bsyncPriority.ts`): there the lanes only meet to arrive (below).
  *
  * Why it is sound (Godefroid's persistent sets, LNCS 1032 ch. 4, with an argument of our own for
  * cycles; the full argument is in docs/semantics.md §14.3):
@@ -26,7 +30,13 @@ import type { GroupPick, GroupPriority } from './groupPriority.ts';
  *   `G`'s step reads and writes only `G`'s lanes (1); by (3) no other lane joins `G` at `a` (which
  *   would change `G`'s issue) nor sits at or reaches a PC where `G` lands (where `G` would join its
  *   group); other warps share only memory, which `G`'s step does not touch; and in `its` a ready
- *   lane stays ready until it issues (`release` only wakes waiting lanes).
+ *   lane stays ready until it issues (`release` only wakes waiting lanes). The exception of (3):
+ *   `G` lands on a BSYNC on Bx and holds members of Bx that do not wait, so Bx cannot complete
+ *   before `G` arrives, and no lane may re-arm it; a lane that reaches the BSYNC first only starts
+ *   to wait there (a non-member would pass to the instruction after it, which (3) excludes), and
+ *   one that stands there when `G` lands arrives with `G` instead of before it — arrivals are a
+ *   union and the release comes with the last member, so the state after both arrivals is the
+ *   same (EXIT priority's `E ∪ F`, docs/semantics.md §14.4).
  * - Off every cycle: a lane that leaves `a` never returns (2), so no cycle of the full graph in
  *   which `G` moves passes a state with `G` at `a`, and a cycle in which `G` never moves keeps `G`
  *   ready at `a` throughout — unfair to `G`'s lanes (weak fairness per lane) and to the place `a`
@@ -51,6 +61,17 @@ export function aloneGroups(
   if (!mayReach || !lanePcs) return null;
   const ops = machine.ops;
   const n = ops.length;
+  const quiet = barrierQuiet(machine);
+  const barrierValue = mech.barrierValue;
+  /** `G` (lanes `g`) may land on `s` although others may reach it: the exception of (3). */
+  const meetToArrive = (warp: WarpState, s: number, g: number): boolean => {
+    if (plant === 'ignore-barrier') return ops[s]?.kind === 'bsync';
+    const op = ops[s];
+    if (!op || op.kind !== 'bsync' || !unguarded(op) || mech.policy(op) !== 'native') return false;
+    if (!quiet || !barrierValue) return false;
+    const members = barrierValue(warp.mech, op.barrier);
+    return (members & g) >>> 0 === g >>> 0 && quiet(warp, op.barrier, g);
+  };
   /** Per target PC: which PCs may reach it (`Liveness.mayReach`), computed on first use. */
   const reachers = new Map<number, Uint8Array>();
   const reachersOf = (t: number): Uint8Array => {
@@ -110,13 +131,21 @@ export function aloneGroups(
     const next = successorsOf(issue.pc);
     if (next === null) return false;
     if (plant === 'ignore-others') return true;
-    // Condition 3: no other live lane may reach a successor of `a`.
+    // Condition 3: no other live lane may reach a successor of `a` (but to arrive at a BSYNC).
     const others = (~issue.mask & ~warp.data.exited) >>> 0;
     let ok = true;
+    /** Per successor: 1 the exception holds, 0 not yet asked, -1 it does not. */
+    const meet = [0, 0];
     lanePcs!(warp.mech, (pc, mask) => {
       if (!ok || (mask & others) === 0) return;
       if (pc < 0 || pc >= n) ok = false;
-      else for (const s of next) if (reachersOf(s)[pc] !== 0) ok = false;
+      else
+        for (let i = 0; i < next.length && ok; i++) {
+          const s = next[i]!;
+          if (reachersOf(s)[pc] === 0) continue;
+          if (meet[i] === 0) meet[i] = meetToArrive(warp, s, issue.mask) ? 1 : -1;
+          if (meet[i] === -1) ok = false;
+        }
     });
     return ok;
   }
@@ -127,9 +156,14 @@ export type PlantUnsoundAlone =
   /** Condition 2 dropped: groups on cycles run alone too (a spinning group starves the others). */
   | 'on-cycles'
   /** Condition 3 dropped: a group runs alone although another may join it or meet it. */
-  | 'ignore-others';
+  | 'ignore-others'
+  /** The exception of condition 3 without its barrier conditions: any BSYNC may be met at. */
+  | 'ignore-barrier';
 
 const always = (p: PredRef | null): boolean => p === null || (p.index === PT && !p.negated);
+
+/** No guard (or `PT`) and no second predicate. */
+const unguarded = (op: Op): boolean => always(op.guard) && always(op.pred2);
 
 /** The control successors of a lane-local instruction at `pc` (a plain BRA: target and, when guarded, the fall-through). */
 function successorsOfOp(op: Op, pc: number): readonly number[] {

@@ -59,52 +59,8 @@ export function bsyncPriority(
   const ops = machine.ops;
   const n = ops.length;
   const native = (op: Op) => mech.policy(op) === 'native';
-  /** Per barrier register: per PC, whether a lane there may break condition 3 (computed once). */
-  const reach = new Map<number, { member: Uint8Array; other: Uint8Array }>();
-  const reachOf = (x: number) => {
-    let r = reach.get(x);
-    if (r) return r;
-    const sets = (op: Op): boolean =>
-      plant !== 'ignore-setters' &&
-      ((op.kind === 'bssy' && op.barrier === x) ||
-        (op.kind === 'bmov-to-barrier' && op.barrier === x) ||
-        (op.kind === 'bmov-from-barrier' && op.barrier === x && op.clear));
-    const bsyncOn = (op: Op | undefined): boolean =>
-      op !== undefined && op.kind === 'bsync' && op.barrier === x;
-    const target = (pc: number): boolean => {
-      const op = ops[pc]!;
-      return (native(op) && sets(op)) || (pc > 0 && bsyncOn(ops[pc - 1]) && native(ops[pc - 1]!));
-    };
-    const other = mayReach(target);
-    // A member goes on as any lane after a BREAK on Bx; its paths stop at a BSYNC on Bx. The
-    // compiler's `@P BREAK Bx; @P BRA t` (the same guard, nothing between): a lane that breaks
-    // takes the BRA, so it goes on as any lane from t; one that does not stays a member.
-    const afterBreak = (pc: number): number => {
-      const op = ops[pc]!;
-      if (op.kind !== 'break' || op.barrier !== x) return -1;
-      const next = ops[pc + 1];
-      if (
-        next?.kind === 'bra' &&
-        next.cond === 'none' &&
-        sameGuard(op.guard, next.guard) &&
-        always(op.pred2) &&
-        always(next.pred2)
-      )
-        return next.target;
-      return pc;
-    };
-    const member = mayReach(
-      (pc) => {
-        if (target(pc)) return true;
-        const from = afterBreak(pc);
-        return from >= 0 && other[from] === 1;
-      },
-      (pc) => bsyncOn(ops[pc]) && unguarded(ops[pc]!) && native(ops[pc]!),
-    );
-    r = { member, other };
-    reach.set(x, r);
-    return r;
-  };
+  const quiet = barrierQuiet(machine, plant === 'ignore-setters');
+  if (!quiet) return null;
   /** Per PC: an unguarded native BSYNC off every cycle (condition 2), else -1; its register. */
   const eligible = new Map<number, number>();
   const barrierAt = (pc: number): number => {
@@ -165,6 +121,80 @@ export function bsyncPriority(
       if (t.pcs[l] !== (inH ? pc : s.pcs[l]) || t.wait[l] !== (inH ? x : s.wait[l])) return false;
     }
     // Condition 3: no other live lane that may still move may set Bx or issue where lanes land.
+    return quiet!(warp, x, h);
+  }
+}
+
+/**
+ * Condition 3 of BSYNC priority, shared with groups that run alone (`aloneGroups.ts`, which lets a
+ * group land on a BSYNC that others may reach): `quiet(warp, x, h)` holds when no live lane of
+ * `warp` outside `h` that does not already wait on Bx may reach an instruction that sets Bx (BSSY
+ * Bx, `BMOV Bx, R`, a clearing `BMOV R, Bx`) or the instruction after a BSYNC on Bx (where released
+ * lanes land). A member of Bx's paths stop at an unguarded BSYNC on Bx — sound while `h`, members
+ * that do not wait, keep Bx from completing — and go on as a non-member's after a BREAK on Bx (for
+ * the compiler's `@P BREAK Bx; @P BRA t`, one guard and adjacent, from `t`, where the breaking lanes
+ * go). Null where the mechanism is not `its` or the analysis is missing.
+ */
+export function barrierQuiet(
+  machine: Machine,
+  ignoreSetters = false,
+): ((warp: WarpState, x: number, h: number) => boolean) | null {
+  const mech = machine.mechanism;
+  const mayReach = machine.mayReach;
+  const barrierValue = mech.barrierValue;
+  if (mech.id !== 'its' || !mayReach || !barrierValue) return null;
+  const ops = machine.ops;
+  const n = ops.length;
+  const native = (op: Op) => mech.policy(op) === 'native';
+  /** Per barrier register: per PC, whether a lane there may break condition 3 (computed once). */
+  const reach = new Map<number, { member: Uint8Array; other: Uint8Array }>();
+  const reachOf = (x: number) => {
+    let r = reach.get(x);
+    if (r) return r;
+    const sets = (op: Op): boolean =>
+      !ignoreSetters &&
+      ((op.kind === 'bssy' && op.barrier === x) ||
+        (op.kind === 'bmov-to-barrier' && op.barrier === x) ||
+        (op.kind === 'bmov-from-barrier' && op.barrier === x && op.clear));
+    const bsyncOn = (op: Op | undefined): boolean =>
+      op !== undefined && op.kind === 'bsync' && op.barrier === x;
+    const target = (pc: number): boolean => {
+      const op = ops[pc]!;
+      return (native(op) && sets(op)) || (pc > 0 && bsyncOn(ops[pc - 1]) && native(ops[pc - 1]!));
+    };
+    const other = mayReach(target);
+    // A member goes on as any lane after a BREAK on Bx; its paths stop at a BSYNC on Bx. The
+    // compiler's `@P BREAK Bx; @P BRA t` (the same guard, nothing between): a lane that breaks
+    // takes the BRA, so it goes on as any lane from t; one that does not stays a member.
+    const afterBreak = (pc: number): number => {
+      const op = ops[pc]!;
+      if (op.kind !== 'break' || op.barrier !== x) return -1;
+      const next = ops[pc + 1];
+      if (
+        next?.kind === 'bra' &&
+        next.cond === 'none' &&
+        sameGuard(op.guard, next.guard) &&
+        always(op.pred2) &&
+        always(next.pred2)
+      )
+        return next.target;
+      return pc;
+    };
+    const member = mayReach(
+      (pc) => {
+        if (target(pc)) return true;
+        const from = afterBreak(pc);
+        return from >= 0 && other[from] === 1;
+      },
+      (pc) => bsyncOn(ops[pc]) && unguarded(ops[pc]!) && native(ops[pc]!),
+    );
+    r = { member, other };
+    reach.set(x, r);
+    return r;
+  };
+  return (warp, x, h) => {
+    const s = warp.mech as ItsState;
+    const members = barrierValue(s, x);
     const { member, other } = reachOf(x);
     for (let l = 0; l < s.pcs.length; l++) {
       const p = s.pcs[l]!;
@@ -174,7 +204,7 @@ export function bsyncPriority(
       if ((((members >>> l) & 1) === 1 ? member : other)[p] !== 0) return false;
     }
     return true;
-  }
+  };
 }
 
 /** Planted bugs for the soundness law (`bsyncPriority.test.ts`); never defaults. */
