@@ -77,6 +77,40 @@ const meetAtBsync = [
   '        EXIT ;',
 ].join('\n');
 
+/**
+ * A RET to a known address that is not its call's return site (found by a review of this
+ * reduction): lane 0 stands at BSYNC B0; lane 1 calls F, leaves B0 and returns straight to J,
+ * past the BSYNC (SEMANTICS §1: `RET Rn` jumps to the offset Rn holds, 0x90 = J). Hand
+ * derivation: lane 1 may load the flag before lane 0, released by lane 1's BREAK, stores it —
+ * `trap` —, or after — `terminates`. The reachability analysis sends a RET to the return sites
+ * only, so it holds that lane 1 cannot reach J; the explorer sees the RET leave that graph
+ * (`offGraph.ts`) and searches again without the reductions that rest on it.
+ */
+const retPast = [
+  '// @warpcheck warp-size=2 warps=1 mem[0x100]=0',
+  '\tFunction : k',
+  '        S2R R0, SR_LANEID ;',
+  '        ISETP.EQ.AND P0, PT, R0, RZ, PT ;',
+  '        ISETP.EQ.AND P1, PT, R0, 0x1, PT ;',
+  '        MOV R3, 0x1 ;',
+  '        BSSY B0, J ;',
+  '   @P0  BRA S ;',
+  '        CALL.REL.NOINC `(F) ;',
+  '        EXIT ;',
+  'S:',
+  '        BSYNC B0 ;',
+  'J:',
+  '   @P0  STS [RZ+0x100], R3 ;',
+  '        LDS R4, [RZ+0x100] ;',
+  '        ISETP.EQ.AND P5, PT, R4, RZ, P1 ;',
+  '   @P5  BPT.TRAP 0x1 ;',
+  '        EXIT ;',
+  'F:',
+  '        BREAK B0 ;',
+  '        MOV R20, 0x90 ;',
+  '        RET.REL.NODEC R20 0x0 ;',
+].join('\n');
+
 const setup = fc.record({
   text: fc.oneof(groupKernels, bsyncLoops),
   laneSymmetry: fc.boolean(),
@@ -166,6 +200,23 @@ describe('BSYNC priority inside an its warp', () => {
     // The planted variant lets lane 0 wait first: B0 is re-armed without it, and no trap.
     const unsound = explore(m, budget, undefined, { plantUnsoundBsync: 'ignore-setters' });
     expect(outcomes(unsound)).toEqual(['terminates//']);
+  });
+
+  it('keeps the trap of a lane that returns past the BSYNC (hand derivation above)', () => {
+    const none = {
+      bsyncPriority: false,
+      aloneGroups: false,
+      exitPriority: false,
+      accelerate: false,
+      deadValues: false,
+    };
+    const plain = explore(machineOf(retPast, 'its'), budget, undefined, { reduce: none });
+    expect(outcomes(plain)).toEqual(['terminates//', 'trap//']);
+    for (const laneSymmetry of [false, true]) {
+      const reduced = explore(machineOf(retPast, 'its', { laneSymmetry }), budget);
+      expect(outcomes(reduced)).toEqual(outcomes(plain));
+      expect(reduced.notes.join('\n')).toMatch(/leaves the control flow/);
+    }
   });
 
   it('lets the first lane at a BSYNC wait before the other moves (hand count)', () => {

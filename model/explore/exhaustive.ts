@@ -138,6 +138,15 @@ export function explore(
     groups,
     reduce.accelerate ? { plant: accelPlant } : null,
   );
+  // The reductions that rest on the reachability analysis (`offGraph.ts`); a step that leaves
+  // its graph sends the search again without them (below).
+  const graphBound =
+    machine.symmetric ||
+    reduced ||
+    alone !== null ||
+    bsyncFirst !== null ||
+    (reduce.warpSymmetry && K > 1 && machine.warpPinned !== null);
+  cache.checkGraph = graphBound && machine.mayReach !== null;
   const chains = reduce.accelerate
     ? new Chains(
         { machine, visited, cache, placeFair, reduced, alone },
@@ -227,7 +236,7 @@ export function explore(
       if (laneFair) readyLanes.push(localReady.get(loc));
       if (placeFair) stateLocal.push(loc);
     }
-    if (cache.orderDependent || cache.porAbstract) break;
+    if (cache.orderDependent || cache.porAbstract || cache.offGraph) break;
     enabledWarps.push(en);
     if (!live) {
       terminalStates++;
@@ -373,6 +382,23 @@ export function explore(
     const again = explore(m, rest, onProgress, opts);
     return { ...again, timeMs: performance.now() - t0, notes: [why, ...again.notes] };
   };
+  if (cache.offGraph) {
+    const at: Transition['issue'] = cache.offGraph;
+    return redo(
+      machine.withoutSymmetry(),
+      {
+        ...options,
+        reduce: {
+          ...reduce,
+          deadValues: false,
+          aloneGroups: false,
+          bsyncPriority: false,
+          warpSymmetry: false,
+        },
+      },
+      `lane symmetry, warp symmetry, dead values, groups that run alone and BSYNC priority were switched off: the step at pc ${at.pc} leaves the control flow their reachability analysis assumes (a RET to an address other than its call's return site, or lanes that forgot a BREAK's guard; docs/semantics.md §14.4)`,
+    );
+  }
   if (cache.porAbstract && !cache.orderDependent)
     return redo(
       machine,

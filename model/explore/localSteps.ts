@@ -3,6 +3,7 @@ import { int32, uint16, uint32, uint8 } from './growable.ts';
 import type { GroupPriority } from './groupPriority.ts';
 import type { PartialOrder } from './partialOrder.ts';
 import { chainable, oneWarpOf, type PlantUnsoundAccel } from './acceleration.ts';
+import { leavesGraph } from './offGraph.ts';
 import { TupleTable } from './tables.ts';
 import type { VisitedStates } from './visited.ts';
 
@@ -73,6 +74,12 @@ export class LocalSteps {
   private readonly oneWarp: boolean;
   /** The first step whose lanes of different symmetry classes raced (`Transition.orderDependent`). */
   orderDependent: Transition['issue'] | null = null;
+  /**
+   * The first step that leaves the control flow the reachability analysis assumes (`offGraph.ts`),
+   * looked for only while a reduction that rests on it is on (`checkGraph`).
+   */
+  offGraph: Transition['issue'] | null = null;
+  checkGraph = false;
   /** A step resolved an unknown value under partial-order reduction: redo without it. */
   porAbstract = false;
 
@@ -148,6 +155,8 @@ export class LocalSteps {
     }
     for (const st of ws.steps) {
       if (st.orderDependent) this.orderDependent ??= st.issue;
+      if (this.checkGraph && this.offGraph === null && leavesGraph(machine, warp, st))
+        this.offGraph = st.issue;
       this.stepOf.push(k);
       this.stepPc.push(st.issue.pc);
       this.stepChain.push(

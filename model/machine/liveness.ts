@@ -364,7 +364,10 @@ export function liveness(
     const op = ops[pc]!;
     if (policy(op) === 'reject') return [];
     if (op.kind === 'call') return [pc + 1, op.target];
-    if (op.kind === 'ret') return returnSites;
+    // A guarded RET's lanes whose guard fails go on to pc + 1. (A RET to a known address that is
+    // not a return site leaves this graph: the explorer checks every RET step, `offGraph.ts`.)
+    if (op.kind === 'ret')
+      return op.guard === null && op.pred2 === null ? returnSites : [...returnSites, pc + 1];
     if (op.kind === 'brx') return op.targets.length > 0 ? [pc + 1, ...op.targets] : null;
     return allOut[pc] ? null : succ[pc]!;
   };
