@@ -10,9 +10,10 @@ import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
  *   next instruction: SEMANTICS §1 lets `RET Rn` jump to any offset Rn holds in the caller's
  *   function, while the analysis sends a RET to the return sites only (compiled code returns
  *   there: `MOV R20, <return site>`; an unknown Rn is the structured return);
- * - an abstract step (`WarpStep.widened`) at a `@P BREAK Bx` followed by `@P BRA t`: lanes that
- *   forget their predicates (lane symmetry's symbolic splits) may fall through after breaking,
- *   which the analysis's `@P BREAK; @P BRA` rule (`barrierQuiet`) assumes they do not.
+ * - an abstract step (`WarpStep.widened`) at a BRA right after a BREAK: lanes that forget their
+ *   predicates there (lane symmetry's symbolic splits, when lanes of too many classes issue the
+ *   BRA) may fall through after breaking, which the analysis's `@P BREAK Bx; @P BRA t` rule
+ *   (`barrierQuiet`) assumes they do not.
  *
  * The explorer then searches again without those reductions (`exhaustive.ts`).
  */
@@ -20,9 +21,9 @@ export function leavesGraph(machine: Machine, warp: WarpState, st: WarpStep): bo
   const pc = st.issue.pc;
   const op = machine.ops[pc];
   if (!op || !st.warp) return false;
-  if (op.kind === 'break') {
-    const next = machine.ops[pc + 1];
-    return st.widened === true && next?.kind === 'bra';
+  if (op.kind === 'bra') {
+    const before = pc > 0 ? machine.ops[pc - 1] : undefined;
+    return st.widened === true && before?.kind === 'break';
   }
   if (op.kind !== 'ret') return false;
   const lanePcs = machine.mechanism.lanePcs;
