@@ -70,7 +70,7 @@ export function bsyncPriority(
     x = -1;
     if (op && op.kind === 'bsync' && unguarded(op) && native(op) && pc + 1 < n) {
       const self = mayReach((p) => p === pc);
-      if (self[pc + 1] === 0 || plant === 'on-cycles') x = op.barrier;
+      if (self[pc + 1] === 0) x = op.barrier;
     }
     eligible.set(pc, x);
     return x;
@@ -210,9 +210,7 @@ export function barrierQuiet(
 /** Planted bugs for the soundness law (`bsyncPriority.test.ts`); never defaults. */
 export type PlantUnsoundBsync =
   /** Condition 3 without the instructions that set Bx: another lane may re-arm Bx first. */
-  | 'ignore-setters'
-  /** Condition 2 dropped: a BSYNC on a cycle has priority too. */
-  | 'on-cycles';
+  'ignore-setters';
 
 const always = (p: PredRef | null): boolean => p === null || (p.index === PT && !p.negated);
 
