@@ -88,7 +88,10 @@ export function headline(
         ? `depth ${budget.maxDepth}`
         : bound === 'memory'
           ? (memoryBound ?? `${budget.maxMemoryMb ?? 0} MB`)
-          : `${budget.timeoutMs} ms`;
+          : // Whole milliseconds, or seconds past one (a command's --time-limit leaves fractions).
+            budget.timeoutMs < 1000
+            ? `${Math.round(budget.timeoutMs)} ms`
+            : `${(budget.timeoutMs / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} s`;
   return {
     verdict: 'bound-reached',
     kind: null,
