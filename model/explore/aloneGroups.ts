@@ -1,10 +1,9 @@
-import { PT, type PredRef } from '../isa/program.ts';
-import type { Op } from '../isa/op.ts';
+import { holdsAlways, unguarded, type Op } from '../isa/op.ts';
 import type { Memory } from '../lanes/memory.ts';
 import { laneLocalOp, touchesMemory } from '../machine/footprint.ts';
 import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
 import { barrierQuiet } from './bsyncPriority.ts';
-import type { GroupPick, GroupPriority } from './groupPriority.ts';
+import { firstGroup, type GroupPick, type GroupPriority } from './groupPriority.ts';
 
 /**
  * Groups that run alone: a partial-order reduction among the lane groups of one `its` warp under
@@ -100,18 +99,10 @@ export function aloneGroups(
   };
   return {
     pick(warp: WarpState, steps: WarpSteps, mem: Memory): GroupPick | null {
-      const list = steps.steps;
       if (steps.issues < 2) return null;
-      for (let from = 0; from < list.length;) {
-        const first = list[from]!;
-        let to = from + 1;
-        while (to < list.length && list[to]!.group === first.group) to++;
-        if (first.issue.merged === undefined && alone(warp, list, from, to, mem)) {
-          return { from, to, rule: 'alone' };
-        }
-        from = to;
-      }
-      return null;
+      return firstGroup(steps.steps, 'alone', (from, to) =>
+        alone(warp, steps.steps, from, to, mem),
+      );
     },
   };
 
@@ -160,14 +151,9 @@ export type PlantUnsoundAlone =
   /** The exception of condition 3 without its barrier conditions: any BSYNC may be met at. */
   | 'ignore-barrier';
 
-const always = (p: PredRef | null): boolean => p === null || (p.index === PT && !p.negated);
-
-/** No guard (or `PT`) and no second predicate. */
-const unguarded = (op: Op): boolean => always(op.guard) && always(op.pred2);
-
 /** The control successors of a lane-local instruction at `pc` (a plain BRA: target and, when guarded, the fall-through). */
 function successorsOfOp(op: Op, pc: number): readonly number[] {
   if (op.kind === 'bra')
-    return always(op.guard) && always(op.pred2) ? [op.target] : [pc + 1, op.target];
+    return holdsAlways(op.guard) && holdsAlways(op.pred2) ? [op.target] : [pc + 1, op.target];
   return [pc + 1];
 }

@@ -1,9 +1,9 @@
 import { PT, type PredRef } from '../isa/program.ts';
-import type { Op } from '../isa/op.ts';
+import { holdsAlways, unguarded, type Op } from '../isa/op.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
 import type { ItsState } from '../mechanisms/its.ts';
-import type { GroupPick, GroupPriority } from './groupPriority.ts';
+import { firstGroup, plainStep, type GroupPick, type GroupPriority } from './groupPriority.ts';
 
 /**
  * BSYNC priority: a reduction among the lane groups of one `its` warp under maximal grouping
@@ -78,26 +78,14 @@ export function bsyncPriority(
   return {
     pick(warp: WarpState, steps: WarpSteps, mem: Memory): GroupPick | null {
       if (steps.issues < 2) return null;
-      const list = steps.steps;
-      for (let from = 0; from < list.length;) {
-        const first = list[from]!;
-        let to = from + 1;
-        while (to < list.length && list[to]!.group === first.group) to++;
-        const issue = first.issue;
-        if (
+      return firstGroup(steps.steps, 'bsync', (from, to) => {
+        const first = steps.steps[from]!;
+        return (
           to === from + 1 &&
-          issue.merged === undefined &&
-          first.stop === null &&
-          first.warp !== null &&
-          first.memory === mem &&
-          !first.unknownChoice &&
-          first.orderDependent !== true &&
-          pureWait(warp, issue.pc, issue.mask, first.warp)
-        )
-          return { from, to, rule: 'bsync' };
-        from = to;
-      }
-      return null;
+          plainStep(first, mem) &&
+          pureWait(warp, first.issue.pc, first.issue.mask, first.warp!)
+        );
+      });
     },
   };
 
@@ -174,8 +162,8 @@ export function barrierQuiet(
         next?.kind === 'bra' &&
         next.cond === 'none' &&
         sameGuard(op.guard, next.guard) &&
-        always(op.pred2) &&
-        always(next.pred2)
+        holdsAlways(op.pred2) &&
+        holdsAlways(next.pred2)
       )
         return next.target;
       return pc;
@@ -212,11 +200,6 @@ export type PlantUnsoundBsync =
   /** Condition 3 without the instructions that set Bx: another lane may re-arm Bx first. */
   'ignore-setters';
 
-const always = (p: PredRef | null): boolean => p === null || (p.index === PT && !p.negated);
-
 /** Two guards that hold on the same lanes: the same predicate, negated alike (not `PT`). */
 const sameGuard = (a: PredRef | null, b: PredRef | null): boolean =>
   a !== null && b !== null && a.index !== PT && a.index === b.index && a.negated === b.negated;
-
-/** No guard (or `PT`) and no second predicate. */
-const unguarded = (op: Op): boolean => always(op.guard) && always(op.pred2);

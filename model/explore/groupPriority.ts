@@ -1,5 +1,4 @@
-import type { Op } from '../isa/op.ts';
-import { PT, type PredRef } from '../isa/program.ts';
+import { unguarded, type Op } from '../isa/op.ts';
 import type { Memory } from '../lanes/memory.ts';
 import type { Machine, WarpState, WarpSteps } from '../machine/machine.ts';
 import { isBranch } from '../mechanisms/blockMechanism.ts';
@@ -70,6 +69,35 @@ export interface GroupPick {
   readonly rule: 'exit' | 'alone' | 'bsync';
 }
 
+/**
+ * The first group of `steps` (a run of steps of one issue, `from .. to - 1`) whose first step is no
+ * merged issue and which `accept` takes, picked under `rule`; null if none.
+ */
+export function firstGroup(
+  steps: WarpSteps['steps'],
+  rule: GroupPick['rule'],
+  accept: (from: number, to: number) => boolean,
+): GroupPick | null {
+  for (let from = 0; from < steps.length;) {
+    let to = from + 1;
+    while (to < steps.length && steps[to]!.group === steps[from]!.group) to++;
+    if (steps[from]!.issue.merged === undefined && accept(from, to)) return { from, to, rule };
+    from = to;
+  }
+  return null;
+}
+
+/**
+ * One step that may be taken alone: no stop, a successor, memory as it was, no choice among
+ * unknown outcomes, no race between lanes of different symmetry classes.
+ */
+export const plainStep = (st: WarpSteps['steps'][number], mem: Memory): boolean =>
+  st.stop === null &&
+  st.warp !== null &&
+  st.memory === mem &&
+  !st.unknownChoice &&
+  st.orderDependent !== true;
+
 /** The first rule's pick, else the second's (either may be absent). */
 export function eitherGroup(
   a: GroupPriority | null,
@@ -114,11 +142,6 @@ function readsExited(op: Op): boolean {
   );
 }
 
-const always = (p: PredRef | null): boolean => p === null || (p.index === PT && !p.negated);
-
-/** No guard (or `PT`) and no second predicate: every issued lane takes it (seed 000 §V-A). */
-const unguarded = (op: Op): boolean => always(op.guard) && always(op.pred2);
-
 /**
  * The EXIT priority of `machine`, or null where it does not apply: the mechanism is not `its` with
  * maximal groups, `dws` with `reconverge=pc` or `dwf` with `schedule=any`, or the program reads the
@@ -154,27 +177,16 @@ export function groupPriority(
     (regroupsTo === null || regroupsTo[pc] === 0);
   return {
     pick(warp, steps, mem) {
-      const list = steps.steps;
-      for (let from = 0; from < list.length;) {
-        const first = list[from]!;
-        let to = from + 1;
-        while (to < list.length && list[to]!.group === first.group) to++;
+      return firstGroup(steps.steps, 'exit', (from, to) => {
+        const first = steps.steps[from]!;
         const issue = first.issue;
-        if (to === from + 1 && issue.merged === undefined && eligible(ops[issue.pc], issue.pc)) {
-          let ok =
-            first.stop === null &&
-            first.warp !== null &&
-            first.memory === mem &&
-            !first.unknownChoice &&
-            first.orderDependent !== true;
-          if (ok && barrierValue && plant !== 'barrier-members')
-            for (let x = 0; x < B_REGISTERS; x++)
-              if ((barrierValue(warp.mech, x) & issue.mask) !== 0) ok = false;
-          if (ok) return { from, to, rule: 'exit' };
-        }
-        from = to;
-      }
-      return null;
+        if (to !== from + 1 || !eligible(ops[issue.pc], issue.pc) || !plainStep(first, mem))
+          return false;
+        if (barrierValue && plant !== 'barrier-members')
+          for (let x = 0; x < B_REGISTERS; x++)
+            if ((barrierValue(warp.mech, x) & issue.mask) !== 0) return false;
+        return true;
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { PT, type PredRef } from '../isa/program.ts';
+import { holdsAlways } from '../isa/op.ts';
 import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
 
 /**
@@ -28,7 +28,7 @@ export function leavesGraph(machine: Machine, warp: WarpState, st: WarpStep): bo
   if (op.kind !== 'ret') return false;
   const lanePcs = machine.mechanism.lanePcs;
   if (!lanePcs) return false;
-  const guarded = !always(op.guard) || !always(op.pred2);
+  const guarded = !holdsAlways(op.guard) || !holdsAlways(op.pred2);
   const calls = warp.data.calls;
   let off = false;
   lanePcs(st.warp.mech, (at, mask) => {
@@ -40,5 +40,3 @@ export function leavesGraph(machine: Machine, warp: WarpState, st: WarpStep): bo
   });
   return off;
 }
-
-const always = (p: PredRef | null): boolean => p === null || (p.index === PT && !p.negated);

@@ -1,4 +1,4 @@
-import type { PredRef } from './program.ts';
+import { PT, type PredRef } from './program.ts';
 
 /**
  * The meaning of one instruction, decoded once per program (SEMANTICS §2). The machine dispatches
@@ -201,3 +201,10 @@ export function isLaneLocalDataOp(op: Op): boolean {
       return false;
   }
 }
+
+/** A guard that holds on every lane: none, or `PT`. */
+export const holdsAlways = (p: PredRef | null): boolean =>
+  p === null || (p.index === PT && !p.negated);
+
+/** No guard (or `PT`) and no second predicate: every issued lane takes part (seed 000 §V-A). */
+export const unguarded = (op: Op): boolean => holdsAlways(op.guard) && holdsAlways(op.pred2);
