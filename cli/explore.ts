@@ -262,6 +262,7 @@ function printJson(
           bsyncPriority: r.result.bsyncPriority ?? null,
           warpSymmetry: r.result.warpSymmetry ?? false,
           accelerated: r.result.accelerated ?? 0,
+          forcedChains: r.result.forcedChains ?? 0,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,
             kind: f.kind,

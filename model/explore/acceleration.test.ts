@@ -7,7 +7,10 @@
  * and every finding of the accelerated search replays from the real initial state. The law fails
  * on two planted bugs: a chain that also swallows loads and stores (another warp's order with them
  * is lost), and a chain that goes on through a state with several steps, taking the first (the
- * other choices are lost).
+ * other choices are lost). Forced chains (through the one step a group rule picks: a group that
+ * runs alone, one that starts to wait at a BSYNC first) have the same law on the kernels those
+ * rules reduce (`its`, one warp, with and without lane symmetry), which fails on a chain that takes
+ * the first group of one step where no rule picks it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +25,7 @@ import { chainable, oneWarpOf, type PlantUnsoundAccel } from './acceleration.ts'
 import { randomKernel } from './randomKernels.ts';
 import { longLoop } from '../../bench/longLoop.ts';
 import { expectSameOutcomes } from '../testing/outcomes.ts';
+import { bsyncLoops, groupKernels } from '../testing/groupKernels.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 
@@ -293,6 +297,59 @@ describe('chain acceleration (issue 16)', () => {
     expect(f.schedule.length).toBeGreaterThan(400);
     checkFindings(m, fast);
   });
+
+  // Forced chains (`Chains.followForced`): through the steps of groups that run alone and of
+  // groups that start to wait at a BSYNC first, on the kernels those rules reduce.
+  const forcedSetup = fc.record({
+    text: fc.oneof(groupKernels, bsyncLoops),
+    laneSymmetry: fc.boolean(),
+    bssy: fc.constantFrom('assign', 'or'),
+  });
+  const forcedCheck = (
+    s: { text: string; laneSymmetry: boolean; bssy: string },
+    tally: Tally & { forced: number },
+    plant?: PlantUnsoundAccel,
+  ): void => {
+    const machine = machineOf(s.text, 'its', {
+      options: { bssy: s.bssy },
+      laneSymmetry: s.laneSymmetry,
+    });
+    const label = `bssy=${s.bssy} symmetry=${s.laneSymmetry}\n${s.text}`;
+    const plain = explore(machine, budget, undefined, { reduce: { accelerate: false } });
+    if (plain.bound !== null) return;
+    const fast = explore(machine, budget, undefined, plant ? { plantUnsoundAccel: plant } : {});
+    if (fast.bound !== null) return;
+    tally.compared++;
+    if ((fast.forcedChains ?? 0) > 0) tally.forced++;
+    expectSameOutcomes(fast, plain, label);
+    expect(fast.states, label).toBeLessThanOrEqual(plain.states);
+    if (!plant) checkFindings(machine, fast);
+  };
+
+  it('chains through the steps a group rule forces give the outcomes of the plain search', () => {
+    const tally = { compared: 0, accelerated: 0, livelocks: 0, forced: 0 };
+    fc.assert(
+      fc.property(forcedSetup, (s) => forcedCheck(s, tally)),
+      { seed: SEED, numRuns: 300 },
+    );
+    // The kernels must pass forced chains, not only avoid them (seed 20261124: 213 compared —
+    // the loops with unknown trip counts run out of the budget —, 46 with a forced chain).
+    expect(tally.compared).toBeGreaterThan(190);
+    expect(tally.forced).toBeGreaterThan(40);
+  }, 180_000);
+
+  it('fails on a planted bug (forced-first-group)', () => {
+    const tally = { compared: 0, accelerated: 0, livelocks: 0, forced: 0 };
+    // (seed 20261124: a lane that breaks out of B0 at once and one that loops, then a VOTE that
+    // traps unless both issue it together: the planted chain runs the first group on alone and
+    // loses the trap.)
+    expect(() =>
+      fc.assert(
+        fc.property(forcedSetup, (s) => forcedCheck(s, tally, 'forced-first-group')),
+        { seed: SEED, numRuns: 200 },
+      ),
+    ).toThrow();
+  }, 180_000);
 
   for (const plant of ['swallow-memory', 'first-of-many'] as const)
     it(`fails on a planted bug (${plant})`, () => {

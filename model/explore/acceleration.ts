@@ -1,9 +1,9 @@
 import { isLaneLocalDataOp, type Op } from '../isa/op.ts';
 import type { Memory } from '../lanes/memory.ts';
-import type { Machine, WarpState, WarpStep } from '../machine/machine.ts';
+import type { Machine, WarpState, WarpStep, WarpSteps } from '../machine/machine.ts';
 import { isLocalStep } from '../machine/footprint.ts';
 import { KeyWriter } from '../machine/key.ts';
-import type { GroupPriority } from './groupPriority.ts';
+import { firstGroup, plainStep, type GroupPick, type GroupPriority } from './groupPriority.ts';
 import { AscendingMap, int32 } from './growable.ts';
 
 /**
@@ -45,7 +45,13 @@ export type PlantUnsoundAccel =
    * A chain goes on through a state with several steps — an unknown branch's outcomes, lane
    * groups — taking the first (the other choices are lost).
    */
-  | 'first-of-many';
+  | 'first-of-many'
+  /**
+   * A forced chain (`Chains.followForced`) goes on through any state with a group of one step,
+   * taking the first such group whether or not a group rule picks it (the other groups'
+   * interleavings are lost).
+   */
+  | 'forced-first-group';
 
 /**
  * The step may be inside a chain (see above); `plant` only for the soundness law. With
@@ -81,6 +87,10 @@ const chainOp = (op: Op): boolean => op.kind === 'bra' || isLaneLocalDataOp(op);
 
 /** A launch of one warp: loads may be in chains (`chainable`). */
 export const oneWarpOf = (machine: Machine): boolean => machine.launch.warps === 1;
+
+/** The planted `forced-first-group`: the first group of one step, as if a rule had picked it. */
+const plantedPick = (ws: WarpSteps): GroupPick | null =>
+  firstGroup(ws.steps, 'bsync', (from, to) => to - from === 1);
 
 /** Where a chain ended: the warp state reached, how many steps past the first, and why it ended. */
 export interface ChainEnd {
@@ -216,7 +226,8 @@ interface ChainHost {
     readonly localPlaces: { get(i: number): number };
     readonly localStart: { get(i: number): number };
     readonly stepStop: { get(i: number): number };
-    readonly localAlone: { get(i: number): number };
+    readonly localForced: { get(i: number): number };
+    readonly stepAbstract: { get(i: number): number };
     readonly localAmpleFrom: { get(i: number): number };
     readonly localAmpleTo: { get(i: number): number };
     /** The local id of warp k in warp state wid under memory mid, expanded on first use. */
@@ -225,8 +236,11 @@ interface ChainHost {
   readonly placeFair: boolean;
   /** The visited set leaves dead values out of its keys (`Reductions.deadValues`). */
   readonly reduced: boolean;
-  /** Groups that run alone (`aloneGroups.ts`), when on: their chains (`Chains.followAlone`). */
-  readonly alone: GroupPriority | null;
+  /**
+   * The search's group rules (EXIT priority, BSYNC priority, groups that run alone), when on:
+   * forced chains pass the steps of the last two (`Chains.followForced`).
+   */
+  readonly groups: GroupPriority | null;
 }
 
 /**
@@ -242,6 +256,8 @@ export class Chains {
   /** Steps executed inside chains (not counting each chain's first step), and chains. */
   steps = 0;
   count = 0;
+  /** Forced chains (`followForced`), memo hits included. */
+  forced = 0;
   /** Chains stopped by the chain cap, and by the time budget. */
   capped = 0;
   timedOut = false;
@@ -280,9 +296,9 @@ export class Chains {
   private readonly memoWarp = int32();
   private readonly memoMem = int32();
   private readonly memoSteps = int32();
-  /** The same for chains of groups that run alone (`followAlone`), by the local they start at. */
-  private readonly aloneWarp = int32();
-  private readonly aloneSteps = int32();
+  /** The same for forced chains (`followForced`), by the local they start at. */
+  private readonly forcedWarp = int32();
+  private readonly forcedSteps = int32();
   /** Steps run on the machine (memo misses), for the total budget. */
   private computed = 0;
 
@@ -318,6 +334,22 @@ export class Chains {
    * (docs/semantics.md §14.2, "Chains after any step").
    */
   follow(k: number, e: number, loc: number, tuple: Int32Array, anyFirst = false): number {
+    const steps = this.chainFrom(k, e, loc, tuple, anyFirst);
+    if (steps > 0) {
+      this.steps += steps;
+      this.count++;
+    }
+    return steps;
+  }
+
+  /** `follow` without counting the chain in `steps` and `count` (a forced chain counts itself). */
+  private chainFrom(
+    k: number,
+    e: number,
+    loc: number,
+    tuple: Int32Array,
+    anyFirst: boolean,
+  ): number {
     const { machine, visited, cache, placeFair } = this.host;
     if (this.computed >= this.total) return 0;
     if (anyFirst) {
@@ -348,8 +380,6 @@ export class Chains {
       if (steps === 0) return 0;
       tuple[k] = this.memoWarp.get(slot);
       tuple[K] = this.memoMem.get(slot);
-      this.steps += steps;
-      this.count++;
       return steps;
     }
     // A chain stops where it returns to a state the visited set would call the same (`chainKeys`).
@@ -375,68 +405,105 @@ export class Chains {
     tuple[k] = visited.warpId(end.warp);
     tuple[K] = end.memory === mem ? mid : visited.memId(end.memory);
     this.remember(slot, kept, tuple[k]!, tuple[K]!, end.steps);
-    this.steps += end.steps;
-    this.count++;
     return end.steps;
   }
 
   /**
-   * A chain of groups that run alone (docs/semantics.md §14.3, "Chains"): the successor in
-   * `tuple` of an expanded step of warp `k` is skipped when its own reduced expansion is one step
-   * of a group that runs alone (`aloneGroups.ts`) and that step is chainable, and so on from the
-   * state it leads to; the first state that is not such is stored, `tuple` set to it. Each skipped
-   * state has that one successor in the reduced graph (a valid choice of its ample set: any group
-   * that runs alone is one, and a state may be reached with other choices elsewhere — a superset
-   * of a persistent set is still one), lies on no cycle (its group leaves a PC off every loop),
-   * and has no finding (no stop is taken alone; another group's stop stays enabled and is seen at
-   * the stored end). The chain moves one warp and no memory. Returns the steps skipped (0: none).
+   * A forced chain (docs/semantics.md §14.3 "Chains", §14.4 "Chains"): the successor in `tuple`
+   * of an expanded step of warp `k` is skipped when its own reduced expansion is one step picked
+   * by a group rule — a group that runs alone (`aloneGroups.ts`) or a group that starts to wait at
+   * a BSYNC first (`bsyncPriority.ts`) — and so on from the state it leads to; where the warp is
+   * left with exactly one chainable step, a plain chain (`followChain`) goes on from there. The
+   * first state that is neither is stored, `tuple` set to it. Each skipped state has that one
+   * successor in the reduced graph (the search's own choice with one warp; with several, a valid
+   * choice of its ample set: a group rule's pick is persistent, and a state may be reached with
+   * other choices elsewhere — a superset of a persistent set is still one), and no finding (a
+   * forced step is no stop; another group's stop stays enabled and is seen at the stored end).
+   * The first skipped state lies on no cycle — its group leaves a PC off every loop (alone) or
+   * starts to wait at a BSYNC off every loop, which it can pass only once released (bsync) — so
+   * neither does the compressed edge, and the fair-cycle analysis and the cycle proviso never
+   * need its label. The chain leaves memory as it was. Returns the steps skipped (0: none).
    */
-  followAlone(k: number, tuple: Int32Array): number {
-    const { machine, visited, cache, alone } = this.host;
-    if (!alone || this.computed >= this.total) return 0;
+  followForced(k: number, tuple: Int32Array): number {
+    const { machine, visited, cache, groups } = this.host;
+    if (!groups || this.computed >= this.total) return 0;
     const K = tuple.length - 1;
     const mid = tuple[K]!;
     const slot = cache.of(k, tuple[k]!, mid);
-    if (cache.localAlone.get(slot) !== 1) return 0;
-    const from = cache.localAmpleFrom.get(slot);
-    if (cache.localAmpleTo.get(slot) - from !== 1) return 0;
-    const e0 = cache.localStart.get(slot) + from;
-    if (!cache.stepChain.get(e0)) return 0;
-    const hit = slot < this.aloneSteps.length ? this.aloneSteps.get(slot) : -1;
+    const planted = this.plant === 'forced-first-group';
+    // Most successors have no forced step: one look at the cached expansion.
+    if (!planted && cache.localForced.get(slot) === 0) return 0;
+    const hit = slot < this.forcedSteps.length ? this.forcedSteps.get(slot) : -1;
     if (hit > 0) {
-      tuple[k] = this.aloneWarp.get(slot);
+      tuple[k] = this.forcedWarp.get(slot);
       this.steps += hit;
       this.count++;
+      this.forced++;
       return hit;
     }
-    const ops = machine.ops;
-    const oneWarp = oneWarpOf(machine);
-    const mem = visited.memObjs[mid]!;
-    let w = visited.warpObjs[cache.stepWarp.get(e0)]!;
-    let n = 1;
+    // The chain walks the expansion cache: each state it passes is expanded once, as a stored
+    // state would be, and the plain chain at its end is the memoized one of `follow`.
+    let wid = tuple[k]!;
+    let n = 0;
+    let kept = true;
+    /** The chain ended in a plain chain, which put its end into `tuple`. */
+    let end = false;
     for (;;) {
       if (n >= this.cap) {
         this.capped++;
+        kept = false;
         break;
       }
-      const ws = machine.warpSteps(k, w, mem);
-      const p = alone.pick(w, ws, mem);
-      if (!p || p.rule !== 'alone' || p.to - p.from !== 1) break;
-      const st = ws.steps[p.from]!;
-      if (!chainable(ops, st, mem, null, oneWarp) || st.memory !== mem) break;
-      w = st.warp!;
+      const loc = n === 0 ? slot : cache.of(k, wid, mid);
+      const start = cache.localStart.get(loc);
+      if (n > 0 && cache.localStart.get(loc + 1) - start === 1) {
+        // The warp's one step: when it is chainable, it is skipped too and a plain chain goes on
+        // from its successor (`follow`, memoized per start: states met from many forced chains).
+        if (cache.stepChain.get(start) !== 1 || cache.stepMem.get(start) !== mid) break;
+        tuple[k] = cache.stepWarp.get(start);
+        n += 1 + this.chainFrom(k, start, loc, tuple, false);
+        if (this.timedOut) kept = false;
+        end = true;
+        break;
+      }
+      let e: number;
+      if (planted) {
+        const mem = visited.memObjs[mid]!;
+        const ws = machine.warpSteps(k, visited.warpObjs[wid]!, mem);
+        const p = plantedPick(ws);
+        if (!p || !plainStep(ws.steps[p.from]!, mem) || ws.steps[p.from]!.widened) break;
+        e = start + p.from;
+      } else {
+        // The step a group rule picked there, alone (`LocalSteps.localForced`).
+        const rule = cache.localForced.get(loc);
+        const from = cache.localAmpleFrom.get(loc);
+        if (rule === 0 || cache.localAmpleTo.get(loc) - from !== 1) break;
+        e = start + from;
+        const ok =
+          rule === 1
+            ? cache.stepChain.get(e) === 1 && cache.stepMem.get(e) === mid
+            : cache.stepStop.get(e) < 0 &&
+              cache.stepMem.get(e) === mid &&
+              cache.stepAbstract.get(e) === 0;
+        if (!ok) break;
+      }
+      wid = cache.stepWarp.get(e);
       n++;
     }
+    if (n === 0) return 0;
     this.computed += n;
-    tuple[k] = visited.warpId(w);
-    while (this.aloneSteps.length <= slot) {
-      this.aloneWarp.push(-1);
-      this.aloneSteps.push(-1);
+    if (!end) tuple[k] = wid;
+    if (kept) {
+      while (this.forcedSteps.length <= slot) {
+        this.forcedWarp.push(-1);
+        this.forcedSteps.push(-1);
+      }
+      this.forcedWarp.set(slot, tuple[k]!);
+      this.forcedSteps.set(slot, n);
     }
-    this.aloneWarp.set(slot, tuple[k]!);
-    this.aloneSteps.set(slot, n);
     this.steps += n;
     this.count++;
+    this.forced++;
     return n;
   }
 

@@ -239,6 +239,27 @@ describe('BSYNC priority inside an its warp', () => {
     expect(reduced.bsyncPriority?.applied).toBe(1);
   });
 
+  it('skips the state in which the priority applies, inside a chain (hand count)', () => {
+    // With chains (acceleration.ts, forced chains: docs/semantics.md §14.4 "Chains"): from the
+    // initial state a plain chain takes S2R and ISETP (stored: pcs (0, 0) and (2, 2)); from (2, 2)
+    // the BSSY, the BRA that parts the lanes, lane 0's wait (the priority's one step), lane 1's
+    // three additions — one compressed edge of 6 steps to (7 waiting, 7 ready); then the BSYNC
+    // that completes B0 (8, 8) and the EXIT: 5 states, 4 transitions. Accelerated: ISETP, then the
+    // 5 steps after the BSSY.
+    const off = { aloneGroups: false, exitPriority: false };
+    const m = machineOf(meetAtBsync, 'its');
+    const r = explore(m, budget, undefined, { reduce: off });
+    expect(verdictOf(r)).toBe('terminates//');
+    expect([r.states, r.transitions, r.accelerated, r.forcedChains]).toEqual([5, 4, 6, 1]);
+    // The finding's schedule expands every chain: all 10 steps, replayed from the initial state.
+    expect(r.findings[0]!.schedule).toHaveLength(10);
+    checkFindings(m, r, 'meetAtBsync');
+    // Without the priority lane 0 stands ready beside lane 1: more states, no forced chain.
+    const plain = explore(m, budget, undefined, { reduce: { ...off, bsyncPriority: false } });
+    expect(plain.forcedChains).toBe(0);
+    expect(plain.states).toBeGreaterThan(r.states);
+  });
+
   for (const plant of ['ignore-setters'] as const)
     it(`fails on a planted bug (${plant})`, () => {
       const tally: Tally = { compared: 0, applied: 0, smaller: 0 };

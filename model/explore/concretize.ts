@@ -1,6 +1,5 @@
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
 import { chainChoice } from './acceleration.ts';
-import { aloneGroups } from './aloneGroups.ts';
 import type { GroupPriority } from './groupPriority.ts';
 
 /**
@@ -31,6 +30,11 @@ export interface ClassPath {
    * one step of the same warp, replayed as such; absent or 0 for a plain edge.
    */
   readonly extra?: readonly number[];
+  /**
+   * The search's group rules (`SearchRecord.chains.groups`): a chain step at a state with several
+   * steps is the one step a rule picked there (a forced chain, `Chains.followForced`).
+   */
+  readonly forced?: GroupPriority | null;
 }
 
 /** `s` is in the class of stored state `id`. */
@@ -64,7 +68,7 @@ export function walkClasses(
         const t = succ[c];
         if (!t?.next || (w >= 0 && t.warp !== w)) continue;
         const tail: number[] = [];
-        const reached = followReplay(machine, t.next, t.warp, extra, tail);
+        const reached = followReplay(machine, t.next, t.warp, extra, tail, path.forced ?? null);
         if (!reached || !inClass(reached, target)) continue;
         schedule.push(c);
         for (const x of tail) schedule.push(x);
@@ -96,8 +100,9 @@ function retrack(tracked: Int32Array, sigma: number): void {
 
 /**
  * Takes warp `k`'s chain step `n` times from `s`, pushing the choices; null if there is none: the
- * warp's one step (`chainChoice`), or else the one step of its group that runs alone
- * (`aloneGroups.ts`, a chain of `Chains.followAlone`).
+ * warp's one step (`chainChoice`), or else the one step a group rule of the search picks there
+ * (`forced`: a group that runs alone or one that starts to wait at a BSYNC, a forced chain of
+ * `Chains.followForced`).
  */
 function followReplay(
   machine: Machine,
@@ -105,12 +110,13 @@ function followReplay(
   k: number,
   n: number,
   schedule: number[],
+  forced: GroupPriority | null,
 ): MachineState | null {
   let cur = s;
   for (let i = 0; i < n; i++) {
     const succ = machine.successors(cur);
     let c = chainChoice(succ, k);
-    if (c < 0) c = aloneChoice(machine, cur, succ, k);
+    if (c < 0 && forced) c = forcedChoice(machine, forced, cur, succ, k);
     if (c < 0 || !succ[c]!.next) return null;
     schedule.push(c);
     cur = succ[c]!.next!;
@@ -118,22 +124,17 @@ function followReplay(
   return cur;
 }
 
-/** Groups that run alone, per machine (a pure function of it). */
-const aloneOf = new WeakMap<Machine, GroupPriority | null>();
-
-/** The index among `succ` (the successors of `s`) of warp `k`'s single step that runs alone, or -1. */
-function aloneChoice(
+/** The index among `succ` (the successors of `s`) of warp `k`'s one step a group rule picks, or -1. */
+function forcedChoice(
   machine: Machine,
+  forced: GroupPriority,
   s: MachineState,
   succ: readonly Transition[],
   k: number,
 ): number {
-  if (!aloneOf.has(machine)) aloneOf.set(machine, aloneGroups(machine));
-  const alone = aloneOf.get(machine)!;
-  if (!alone) return -1;
   const ws = s.warps[k]!;
-  const p = alone.pick(ws, machine.warpSteps(k, ws, s.memory), s.memory);
-  if (!p || p.to - p.from !== 1) return -1;
+  const p = forced.pick(ws, machine.warpSteps(k, ws, s.memory), s.memory);
+  if (!p || p.to - p.from !== 1 || p.rule === 'exit') return -1;
   // Successors list each warp's steps in order (`Machine.successors`).
   const first = succ.findIndex((t) => t.warp === k);
   return first < 0 ? -1 : first + p.from;

@@ -149,7 +149,7 @@ export function explore(
   cache.checkGraph = graphBound && machine.mayReach !== null;
   const chains = reduce.accelerate
     ? new Chains(
-        { machine, visited, cache, placeFair, reduced, alone },
+        { machine, visited, cache, placeFair, reduced, groups },
         t0 + budget.timeoutMs,
         accelPlant,
         Math.min(CHAIN_CAP, budget.maxStates),
@@ -281,8 +281,9 @@ export function explore(
         // An EXIT-priority step exits lanes: no cycle passes it (groupPriority.ts). A warp whose
         // ample set is an exit has no further candidates, so its candidate is that exit.
         const acyclic = localAcyclic.get(locals[ample]!) === 1;
-        // Chains of lone groups start only after a lone group's step (acceleration.ts).
-        const aloneAmple = cache.localAlone.get(locals[ample]!) === 1;
+        // Forced chains (acceleration.ts) start after a lone group's step, or after any step
+        // with one warp (the successor's reduced expansion is then the search's own choice).
+        const forcedAfter = K === 1 || cache.localAlone.get(locals[ample]!) === 1;
         full = false;
         ampleTo.length = 0;
         amplePerm.length = 0;
@@ -292,11 +293,12 @@ export function explore(
           tuple[ample] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           // An accelerated chain may follow the step (acceleration.ts): after any ample step when
-          // `chainAfterAny`, else only after a one-step ample set's step.
+          // `chainAfterAny`, else only after a one-step ample set's step; a forced chain may go
+          // on from where it ends (or from the successor itself).
           const extra = chains
             ? (chainAfterAny || ampleEnd - ampleFrom === 1
                 ? chains.follow(ample, e, locals[ample]!, tuple, chainAfterAny)
-                : 0) || (aloneAmple ? chains.followAlone(ample, tuple) : 0)
+                : 0) + (forcedAfter ? chains.followForced(ample, tuple) : 0)
             : 0;
           const size = visited.size;
           const to = add(head, before + (e - ampleFrom), d + 1);
@@ -352,11 +354,11 @@ export function explore(
           tuple[k] = stepWarp.get(e);
           tuple[K] = stepMem.get(e);
           // An accelerated chain may follow the step (acceleration.ts): the state's only step, or,
-          // when `chainAfterAny`, any step whose successor is intermediate.
+          // when `chainAfterAny`, any step whose successor is intermediate; with one warp, a
+          // forced chain may go on from where it ends (or from the successor itself).
           const extra = chains
-            ? nSteps === 1 || chainAfterAny
-              ? chains.follow(k, e, loc, tuple, chainAfterAny)
-              : 0
+            ? (nSteps === 1 || chainAfterAny ? chains.follow(k, e, loc, tuple, chainAfterAny) : 0) +
+              (K === 1 ? chains.followForced(k, tuple) : 0)
             : 0;
           const size = visited.size;
           to = add(head, c, d + 1);
@@ -474,7 +476,7 @@ export function explore(
       occurrences,
       inClass: sym ? sym.inClass : visited.inClass,
       matchWarps: sym ? sym.match : null,
-      chains: chains ? { ofEdge: chains.ofEdge, ofState: chains.ofState } : null,
+      chains: chains ? { ofEdge: chains.ofEdge, ofState: chains.ofState, groups } : null,
     },
     cycles,
   );
@@ -530,6 +532,7 @@ export function explore(
     ...(bsyncFirst ? { bsyncPriority: { applied: cache.bsyncPriority } } : {}),
     warpSymmetry: sym !== null,
     accelerated: chains?.steps ?? 0,
+    forcedChains: chains?.forced ?? 0,
     terminalStates,
     notes,
   };

@@ -68,6 +68,11 @@ export interface ExploreResult {
    * rests on acceleration (the notes say so).
    */
   readonly accelerated?: number;
+  /**
+   * Accelerated chains that passed a step a group rule picked (a group that runs alone, or one
+   * that starts to wait at a BSYNC first: `Chains.followForced`), memo hits included.
+   */
+  readonly forcedChains?: number;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */

@@ -2,6 +2,7 @@ import type { Machine, MachineState } from '../machine/machine.ts';
 import { exactLasso, stopChoice, walkClasses, type InClass } from './concretize.ts';
 import { decisionsOf } from './decisions.ts';
 import type { Graph, Lasso } from './fairCycles.ts';
+import type { GroupPriority } from './groupPriority.ts';
 import type { Finding } from './verdict.ts';
 import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 
@@ -35,6 +36,8 @@ export interface SearchRecord {
   readonly chains: {
     readonly ofEdge: { get(edge: number): number | undefined };
     readonly ofState: { get(state: number): number | undefined };
+    /** The search's group rules, which forced chains follow (`Chains.followForced`). */
+    readonly groups: GroupPriority | null;
   } | null;
 }
 
@@ -69,7 +72,9 @@ export function buildFindings(
   const classPath = (ids: readonly number[]) => ({
     ids,
     hint: ids.slice(1).map((id) => parentChoice[id]!),
-    ...(chains ? { extra: ids.slice(1).map((id) => chains.ofState.get(id) ?? 0) } : {}),
+    ...(chains
+      ? { extra: ids.slice(1).map((id) => chains.ofState.get(id) ?? 0), forced: chains.groups }
+      : {}),
   });
   /** Steps of a path once its chains are expanded (a schedule's length). */
   const expandedLength = (p: { ids: readonly number[]; extra?: readonly number[] }): number =>
@@ -130,6 +135,7 @@ export function buildFindings(
                 extra: ids
                   .slice(1)
                   .map((x) => chains.ofEdge.get(edgeStart[cParent[x]!]! + cChoice[x]!) ?? 0),
+                forced: chains.groups,
               }
             : {}),
         }
@@ -179,6 +185,7 @@ export function buildFindings(
       ids: cycleIds,
       hint: cycles.lasso.cycle,
       extra: cycleExtra,
+      forced: chains?.groups ?? null,
       ...trackOf(graph, cycleIds, cycles.lasso.cycle),
     };
     const tooLong =

@@ -29,6 +29,12 @@ export class LocalSteps {
   readonly localAcyclic = uint8();
   /** Per local: 1 when its ample steps are a group that runs alone (`aloneGroups.ts`). */
   readonly localAlone = uint8();
+  /**
+   * Per local: the rule that made its ample set one group's steps — 0 none (or EXIT priority),
+   * 1 a group that runs alone, 2 BSYNC priority: where a forced chain may pass
+   * (`Chains.followForced`).
+   */
+  readonly localForced = uint8();
   /** Locals whose ample set is an EXIT-priority group (`groupPriority.ts`), for the tally. */
   exitPriority = 0;
   /** Locals whose ample set is a group that runs alone (`aloneGroups.ts`), for the tally. */
@@ -124,6 +130,7 @@ export class LocalSteps {
       this.localAmpleTo.push(exit ? exit.to : (ample?.to ?? -1));
       this.localAcyclic.push(exit ? 1 : 0);
       this.localAlone.push(exit?.rule === 'alone' ? 1 : 0);
+      this.localForced.push(exit?.rule === 'alone' ? 1 : exit?.rule === 'bsync' ? 2 : 0);
       if (!exit && ample) for (const x of ample.more) this.ampleMore.push(x);
       this.localMoreStart.push(this.ampleMore.length);
     }
