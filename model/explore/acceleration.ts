@@ -217,7 +217,8 @@ interface ChainHost {
   };
   readonly cache: {
     readonly stepChain: { get(i: number): number };
-    readonly stepWarp: { get(i: number): number };
+    /** Step e's successor warp id (`LocalSteps.warpOf`). */
+    warpOf(e: number): number;
     readonly stepMem: { get(i: number): number };
     readonly stepMask: { get(i: number): number };
     readonly stepPlace: { get(i: number): number };
@@ -364,7 +365,7 @@ export class Chains {
     }
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);
-    const start = cache.stepWarp.get(e);
+    const start = cache.warpOf(e);
     // Where the chain starts, as the expansion stage's local id (its steps cached there: needed
     // anyway when that state is stored, and the memo's key).
     const slot = cache.of(k, start, mid);
@@ -460,7 +461,7 @@ export class Chains {
         // The warp's one step: when it is chainable, it is skipped too and a plain chain goes on
         // from its successor (`follow`, memoized per start: states met from many forced chains).
         if (cache.stepChain.get(start) !== 1 || cache.stepMem.get(start) !== mid) break;
-        tuple[k] = cache.stepWarp.get(start);
+        tuple[k] = cache.warpOf(start);
         n += 1 + this.chainFrom(k, start, loc, tuple, false);
         if (this.timedOut) kept = false;
         end = true;
@@ -487,7 +488,7 @@ export class Chains {
               cache.stepAbstract.get(e) === 0;
         if (!ok) break;
       }
-      wid = cache.stepWarp.get(e);
+      wid = cache.warpOf(e);
       n++;
     }
     if (n === 0) return 0;

@@ -129,7 +129,7 @@ export class AmpleChoice {
     for (let e = from; e < to; e++) {
       if (cache.stepStop.get(e) >= 0) continue;
       for (let j = 0; j <= K; j++) tuple[j] = parent[j]!;
-      tuple[k] = cache.stepWarp.get(e);
+      tuple[k] = cache.warpOf(e);
       tuple[K] = cache.stepMem.get(e);
       if (this.sym) this.sym.canon(tuple);
       const id = visited.find();

@@ -167,7 +167,7 @@ export function explore(
   const ampleExtra: number[] = [];
   const { localInfo, localReady, localStart, localAcyclic } = cache;
   const proviso = por ? por.proviso : true;
-  const { stepWarp, stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
+  const { stepMem, stepOf, stepMask, stepGroup, stepUnknown, stepAbstract } = cache;
   const { stepStop, stepPlace, stops, localPlaceStart, localPlaces } = cache;
   const stateLocal = int32();
   const localOf = (k: number, wid: number, mid: number): number => cache.of(k, wid, mid);
@@ -290,7 +290,7 @@ export function explore(
         ampleExtra.length = 0;
         for (let e = ampleFrom; e < ampleEnd; e++) {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
-          tuple[ample] = stepWarp.get(e);
+          tuple[ample] = cache.warpOf(e);
           tuple[K] = stepMem.get(e);
           // An accelerated chain may follow the step (acceleration.ts): after any ample step when
           // `chainAfterAny`, else only after a one-step ample set's step; a forced chain may go
@@ -351,7 +351,7 @@ export function explore(
             );
         } else {
           for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
-          tuple[k] = stepWarp.get(e);
+          tuple[k] = cache.warpOf(e);
           tuple[K] = stepMem.get(e);
           // An accelerated chain may follow the step (acceleration.ts): the state's only step, or,
           // when `chainAfterAny`, any step whose successor is intermediate; with one warp, a

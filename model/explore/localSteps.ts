@@ -1,4 +1,4 @@
-import type { Machine, Stop, Transition } from '../machine/machine.ts';
+import type { Machine, Stop, Transition, WarpState } from '../machine/machine.ts';
 import { int32, uint16, uint32, uint8 } from './growable.ts';
 import type { GroupPriority } from './groupPriority.ts';
 import type { PartialOrder } from './partialOrder.ts';
@@ -6,6 +6,9 @@ import { chainable, oneWarpOf, type PlantUnsoundAccel } from './acceleration.ts'
 import { leavesGraph } from './offGraph.ts';
 import { TupleTable } from './tables.ts';
 import type { VisitedStates } from './visited.ts';
+
+/** `LocalSteps.stepWarp` of a step whose successor warp is not interned yet (`warpOf`). */
+const LAZY = -3;
 
 /**
  * The expansion stage of `explore`: local expansions, cached per (warp index, warp id, memory
@@ -50,8 +53,13 @@ export class LocalSteps {
   /** Per local: `Mechanism.ready` (lane fairness). */
   readonly localReady = uint32();
   readonly localStart = int32();
-  /** Per step: the next warp's id and memory's id (-1 for a stop). */
+  /**
+   * Per step: the next warp's id and memory's id (-1 for a stop). Read a step's warp id through
+   * `warpOf`: a step a reduced state leaves out holds `LAZY` until first asked for.
+   */
   readonly stepWarp = int32();
+  /** The successor warps of steps not interned yet (`stepWarp` = `LAZY`), by step. */
+  private readonly lazy = new Map<number, WarpState>();
   readonly stepMem = int32();
   /** Per step: the warp index that issues it. */
   readonly stepOf = uint8();
@@ -103,6 +111,16 @@ export class LocalSteps {
     this.placeOfLane = new Int32Array(placeFair ? 32 : 0);
     this.oneWarp = oneWarpOf(machine);
     this.localMoreStart.push(0);
+  }
+
+  /** The id of step `e`'s successor warp (interned on first use when `LAZY`); -1 for a stop. */
+  warpOf(e: number): number {
+    const w = this.stepWarp.get(e);
+    if (w !== LAZY) return w;
+    const id = this.visited.warpId(this.lazy.get(e)!);
+    this.lazy.delete(e);
+    this.stepWarp.set(e, id);
+    return id;
   }
 
   /** The local id of warp `k` in warp state `wid` under memory `mid`, expanded on first use. */
@@ -160,7 +178,13 @@ export class LocalSteps {
         this.stepPlace.push(placeOfLane[31 - Math.clz32(m & -m)]!);
       }
     }
-    for (const st of ws.steps) {
+    // Steps outside the local's first candidate range (a group rule's pick, or the warp's ample
+    // set) are expanded only where the state's expansion is full: their successors are interned
+    // when first asked for (`warpOf`), not here — a key each that a reduced state never needs.
+    const from = this.por || this.groups ? this.localAmpleFrom.get(id) : -1;
+    const to = from >= 0 ? this.localAmpleTo.get(id) : -1;
+    for (let i = 0; i < ws.steps.length; i++) {
+      const st = ws.steps[i]!;
       if (st.orderDependent) this.orderDependent ??= st.issue;
       if (this.checkGraph && this.offGraph === null && leavesGraph(machine, warp, st))
         this.offGraph = st.issue;
@@ -180,7 +204,10 @@ export class LocalSteps {
         this.stepMem.push(-1);
       } else {
         this.stepStop.push(-1);
-        this.stepWarp.push(visited.warpId(st.warp!));
+        if (from >= 0 && (i < from || i >= to)) {
+          this.lazy.set(this.stepWarp.length, st.warp!);
+          this.stepWarp.push(LAZY);
+        } else this.stepWarp.push(visited.warpId(st.warp!));
         this.stepMem.push(st.memory === mem ? mid : visited.memId(st.memory!));
       }
     }
