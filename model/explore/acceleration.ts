@@ -232,7 +232,7 @@ interface ChainHost {
     readonly localAmpleFrom: { get(i: number): number };
     readonly localAmpleTo: { get(i: number): number };
     /** The local id of warp k in warp state wid under memory mid, expanded on first use. */
-    of(k: number, wid: number, mid: number): number;
+    of(k: number, wid: number, mid: number, given?: WarpSteps): number;
   };
   readonly placeFair: boolean;
   /** The visited set leaves dead values out of its keys (`Reductions.deadValues`). */
@@ -442,9 +442,16 @@ export class Chains {
       this.forced++;
       return hit;
     }
-    // The chain walks the expansion cache: each state it passes is expanded once, as a stored
-    // state would be, and the plain chain at its end is the memoized one of `follow`.
+    // The first step is the successor's cached one; past it the chain walks the machine's steps
+    // without interning the states it passes (a key each), as a plain chain does, and interns
+    // only where it hands over to a plain chain (memoized per start: states met from many forced
+    // chains) or ends.
+    const ops = machine.ops;
+    const oneWarp = oneWarpOf(machine);
+    const mem = visited.memObjs[mid]!;
+    /** The state reached: its id when interned (else -1), and the state itself. */
     let wid = tuple[k]!;
+    let w = visited.warpObjs[wid]!;
     let n = 0;
     let kept = true;
     /** The chain ended in a plain chain, which put its end into `tuple`. */
@@ -455,31 +462,12 @@ export class Chains {
         kept = false;
         break;
       }
-      const loc = n === 0 ? slot : cache.of(k, wid, mid);
-      const start = cache.localStart.get(loc);
-      if (n > 0 && cache.localStart.get(loc + 1) - start === 1) {
-        // The warp's one step: when it is chainable, it is skipped too and a plain chain goes on
-        // from its successor (`follow`, memoized per start: states met from many forced chains).
-        if (cache.stepChain.get(start) !== 1 || cache.stepMem.get(start) !== mid) break;
-        tuple[k] = cache.warpOf(start);
-        n += 1 + this.chainFrom(k, start, loc, tuple, false);
-        if (this.timedOut) kept = false;
-        end = true;
-        break;
-      }
-      let e: number;
-      if (planted) {
-        const mem = visited.memObjs[mid]!;
-        const ws = machine.warpSteps(k, visited.warpObjs[wid]!, mem);
-        const p = plantedPick(ws);
-        if (!p || !plainStep(ws.steps[p.from]!, mem) || ws.steps[p.from]!.widened) break;
-        e = start + p.from;
-      } else {
-        // The step a group rule picked there, alone (`LocalSteps.localForced`).
-        const rule = cache.localForced.get(loc);
-        const from = cache.localAmpleFrom.get(loc);
-        if (rule === 0 || cache.localAmpleTo.get(loc) - from !== 1) break;
-        e = start + from;
+      if (n === 0 && !planted) {
+        // The step a group rule picked at the successor, alone (`LocalSteps.localForced`).
+        const rule = cache.localForced.get(slot);
+        const from = cache.localAmpleFrom.get(slot);
+        if (rule === 0 || cache.localAmpleTo.get(slot) - from !== 1) break;
+        const e = cache.localStart.get(slot) + from;
         const ok =
           rule === 1
             ? cache.stepChain.get(e) === 1 && cache.stepMem.get(e) === mid
@@ -487,13 +475,41 @@ export class Chains {
               cache.stepMem.get(e) === mid &&
               cache.stepAbstract.get(e) === 0;
         if (!ok) break;
+        wid = cache.warpOf(e);
+        w = visited.warpObjs[wid]!;
+        n++;
+        continue;
       }
-      wid = cache.warpOf(e);
+      const ws = machine.warpSteps(k, w, mem);
+      if (n > 0 && ws.steps.length === 1) {
+        // The warp's one step: when it is chainable, it is skipped too and a plain chain goes on
+        // from its successor (`follow`'s, memoized).
+        const st = ws.steps[0]!;
+        if (!chainable(ops, st, mem, null, oneWarp) || st.memory !== mem) break;
+        if (wid < 0) wid = visited.warpId(w);
+        const loc = cache.of(k, wid, mid, ws);
+        const first = cache.localStart.get(loc);
+        tuple[k] = cache.warpOf(first);
+        n += 1 + this.chainFrom(k, first, loc, tuple, false);
+        if (this.timedOut) kept = false;
+        end = true;
+        break;
+      }
+      const p = planted ? plantedPick(ws) : groups.pick(w, ws, mem);
+      if (!p || p.to - p.from !== 1 || p.rule === 'exit') break;
+      const st = ws.steps[p.from]!;
+      const ok =
+        p.rule === 'alone'
+          ? chainable(ops, st, mem, null, oneWarp) && st.memory === mem
+          : plainStep(st, mem) && !st.widened;
+      if (!ok) break;
+      w = st.warp!;
+      wid = -1;
       n++;
     }
     if (n === 0) return 0;
     this.computed += n;
-    if (!end) tuple[k] = wid;
+    if (!end) tuple[k] = wid >= 0 ? wid : visited.warpId(w);
     if (kept) {
       while (this.forcedSteps.length <= slot) {
         this.forcedWarp.push(-1);

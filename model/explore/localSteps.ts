@@ -1,4 +1,4 @@
-import type { Machine, Stop, Transition, WarpState } from '../machine/machine.ts';
+import type { Machine, Stop, Transition, WarpState, WarpSteps } from '../machine/machine.ts';
 import { int32, uint16, uint32, uint8 } from './growable.ts';
 import type { GroupPriority } from './groupPriority.ts';
 import type { PartialOrder } from './partialOrder.ts';
@@ -123,8 +123,11 @@ export class LocalSteps {
     return id;
   }
 
-  /** The local id of warp `k` in warp state `wid` under memory `mid`, expanded on first use. */
-  of(k: number, wid: number, mid: number): number {
+  /**
+   * The local id of warp `k` in warp state `wid` under memory `mid`, expanded on first use (from
+   * `given`, that warp's steps, when the caller has computed them).
+   */
+  of(k: number, wid: number, mid: number, given?: WarpSteps): number {
     const key = this.key;
     key[0] = k;
     key[1] = wid;
@@ -135,7 +138,7 @@ export class LocalSteps {
     const { machine, visited } = this;
     const mem = visited.memObjs[mid]!;
     const warp = visited.warpObjs[wid]!;
-    const ws = machine.warpSteps(k, warp, mem);
+    const ws = given ?? machine.warpSteps(k, warp, mem);
     if (this.por || this.groups) {
       // EXIT priority (one group, acyclic) before the warp-level ample set: it is never larger.
       const exit = this.groups?.pick(warp, ws, mem) ?? null;
