@@ -299,6 +299,7 @@ export class Chains {
   private readonly memoSteps = int32();
   /** The same for forced chains (`followForced`), by the local they start at. */
   private readonly forcedWarp = int32();
+  private readonly forcedMem = int32();
   private readonly forcedSteps = int32();
   /** Steps run on the machine (memo misses), for the total budget. */
   private computed = 0;
@@ -437,6 +438,7 @@ export class Chains {
     const hit = slot < this.forcedSteps.length ? this.forcedSteps.get(slot) : -1;
     if (hit > 0) {
       tuple[k] = this.forcedWarp.get(slot);
+      tuple[K] = this.forcedMem.get(slot);
       this.steps += hit;
       this.count++;
       this.forced++;
@@ -487,11 +489,15 @@ export class Chains {
         const st = ws.steps[0]!;
         if (!chainable(ops, st, mem, null, oneWarp) || st.memory !== mem) break;
         if (wid < 0) wid = visited.warpId(w);
-        const loc = cache.of(k, wid, mid, ws);
+        // The steps computed here are the local's only if `w` is the class's stored state (lane
+        // symmetry and dead values make another member the representative).
+        const loc = cache.of(k, wid, mid, visited.warpObjs[wid] === w ? ws : undefined);
         const first = cache.localStart.get(loc);
         tuple[k] = cache.warpOf(first);
+        const capped = this.capped;
         n += 1 + this.chainFrom(k, first, loc, tuple, false);
-        if (this.timedOut) kept = false;
+        // A plain chain cut by the cap or the time budget is not kept, nor is this one.
+        if (this.timedOut || this.capped !== capped) kept = false;
         end = true;
         break;
       }
@@ -513,9 +519,11 @@ export class Chains {
     if (kept) {
       while (this.forcedSteps.length <= slot) {
         this.forcedWarp.push(-1);
+        this.forcedMem.push(-1);
         this.forcedSteps.push(-1);
       }
       this.forcedWarp.set(slot, tuple[k]!);
+      this.forcedMem.set(slot, tuple[K]!);
       this.forcedSteps.set(slot, n);
     }
     this.steps += n;
