@@ -421,10 +421,11 @@ export class Chains {
    * choice of its ample set: a group rule's pick is persistent, and a state may be reached with
    * other choices elsewhere — a superset of a persistent set is still one), and no finding (a
    * forced step is no stop; another group's stop stays enabled and is seen at the stored end).
-   * The first skipped state lies on no cycle — its group leaves a PC off every loop (alone) or
-   * starts to wait at a BSYNC off every loop, which it can pass only once released (bsync) — so
-   * neither does the compressed edge, and the fair-cycle analysis and the cycle proviso never
-   * need its label. The chain leaves memory as it was. Returns the steps skipped (0: none).
+   * No cycle takes the first forced step — its lanes wait at a BSYNC off every loop, which they
+   * pass only once released (bsync), or join the lanes that have exited or cannot reach the
+   * group's PC, a count no step lowers (alone) — so the compressed edge is on no cycle, and the
+   * fair-cycle analysis and the cycle proviso never need its label (docs/semantics.md §14.3).
+   * The chain leaves memory as it was. Returns the steps skipped (0: none).
    */
   followForced(k: number, tuple: Int32Array): number {
     const { machine, visited, cache, groups } = this.host;
