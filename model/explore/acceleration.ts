@@ -88,6 +88,26 @@ const chainOp = (op: Op): boolean => op.kind === 'bra' || isLaneLocalDataOp(op);
 /** A launch of one warp: loads may be in chains (`chainable`). */
 export const oneWarpOf = (machine: Machine): boolean => machine.launch.warps === 1;
 
+/** A group rule's pick that a forced chain may take: one step, picked by a rule other than EXIT priority's. */
+export const forcedRule = (p: GroupPick | null): p is GroupPick =>
+  p !== null && p.to - p.from === 1 && p.rule !== 'exit';
+
+/**
+ * The picked step may be inside a forced chain: a lone group's chainable step, or a BSYNC arrival
+ * that is a plain step (no stop, memory as it was, no unknown value) and not widened.
+ */
+export function forcedStepOk(
+  rule: GroupPick['rule'],
+  st: WarpStep,
+  mem: Memory,
+  ops: readonly Op[],
+  oneWarp: boolean,
+): boolean {
+  return rule === 'alone'
+    ? chainable(ops, st, mem, null, oneWarp) && st.memory === mem
+    : plainStep(st, mem) && !st.widened;
+}
+
 /** The planted `forced-first-group`: the first group of one step, as if a rule had picked it. */
 const plantedPick = (ws: WarpSteps): GroupPick | null =>
   firstGroup(ws.steps, 'bsync', (from, to) => to - from === 1);
@@ -228,7 +248,6 @@ interface ChainHost {
     readonly localStart: { get(i: number): number };
     readonly stepStop: { get(i: number): number };
     readonly localForced: { get(i: number): number };
-    readonly stepAbstract: { get(i: number): number };
     readonly localAmpleFrom: { get(i: number): number };
     readonly localAmpleTo: { get(i: number): number };
     /** The local id of warp k in warp state wid under memory mid, expanded on first use. */
@@ -466,19 +485,8 @@ export class Chains {
         break;
       }
       if (n === 0 && !planted) {
-        // The step a group rule picked at the successor, alone (`LocalSteps.localForced`).
-        const rule = cache.localForced.get(slot);
-        const from = cache.localAmpleFrom.get(slot);
-        if (rule === 0 || cache.localAmpleTo.get(slot) - from !== 1) break;
-        const e = cache.localStart.get(slot) + from;
-        const ok =
-          rule === 1
-            ? cache.stepChain.get(e) === 1 && cache.stepMem.get(e) === mid
-            : cache.stepStop.get(e) < 0 &&
-              cache.stepMem.get(e) === mid &&
-              cache.stepAbstract.get(e) === 0;
-        if (!ok) break;
-        wid = cache.warpOf(e);
+        // The successor's forced step, as the expansion cache judged it (`LocalSteps.localForced`).
+        wid = cache.warpOf(cache.localStart.get(slot) + cache.localAmpleFrom.get(slot));
         w = visited.warpObjs[wid]!;
         n++;
         continue;
@@ -503,13 +511,9 @@ export class Chains {
         break;
       }
       const p = planted ? plantedPick(ws) : groups.pick(w, ws, mem);
-      if (!p || p.to - p.from !== 1 || p.rule === 'exit') break;
+      if (!forcedRule(p)) break;
       const st = ws.steps[p.from]!;
-      const ok =
-        p.rule === 'alone'
-          ? chainable(ops, st, mem, null, oneWarp) && st.memory === mem
-          : plainStep(st, mem) && !st.widened;
-      if (!ok) break;
+      if (!forcedStepOk(p.rule, st, mem, ops, oneWarp)) break;
       w = st.warp!;
       wid = -1;
       n++;

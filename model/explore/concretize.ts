@@ -1,5 +1,5 @@
 import type { Machine, MachineState, Transition } from '../machine/machine.ts';
-import { chainChoice } from './acceleration.ts';
+import { chainChoice, forcedRule } from './acceleration.ts';
 import type { GroupPriority } from './groupPriority.ts';
 
 /**
@@ -134,7 +134,7 @@ function forcedChoice(
 ): number {
   const ws = s.warps[k]!;
   const p = forced.pick(ws, machine.warpSteps(k, ws, s.memory), s.memory);
-  if (!p || p.to - p.from !== 1 || p.rule === 'exit') return -1;
+  if (!forcedRule(p)) return -1;
   // Successors list each warp's steps in order (`Machine.successors`).
   const first = succ.findIndex((t) => t.warp === k);
   return first < 0 ? -1 : first + p.from;

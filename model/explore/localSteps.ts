@@ -2,7 +2,13 @@ import type { Machine, Stop, Transition, WarpState, WarpSteps } from '../machine
 import { int32, uint16, uint32, uint8 } from './growable.ts';
 import type { GroupPriority } from './groupPriority.ts';
 import type { PartialOrder } from './partialOrder.ts';
-import { chainable, oneWarpOf, type PlantUnsoundAccel } from './acceleration.ts';
+import {
+  chainable,
+  forcedRule,
+  forcedStepOk,
+  oneWarpOf,
+  type PlantUnsoundAccel,
+} from './acceleration.ts';
 import { leavesGraph } from './offGraph.ts';
 import { TupleTable } from './tables.ts';
 import type { VisitedStates } from './visited.ts';
@@ -33,9 +39,9 @@ export class LocalSteps {
   /** Per local: 1 when its ample steps are a group that runs alone (`aloneGroups.ts`). */
   readonly localAlone = uint8();
   /**
-   * Per local: the rule that made its ample set one group's steps — 0 none (or EXIT priority),
-   * 1 a group that runs alone, 2 BSYNC priority: where a forced chain may pass
-   * (`Chains.followForced`).
+   * Per local: 1 when its ample set is one step a group rule forced (a group that runs alone, one
+   * arriving at a BSYNC first) and that step may be inside a forced chain (`forcedRule`,
+   * `forcedStepOk`; `Chains.followForced`), else 0.
    */
   readonly localForced = uint8();
   /** Locals whose ample set is an EXIT-priority group (`groupPriority.ts`), for the tally. */
@@ -151,7 +157,12 @@ export class LocalSteps {
       this.localAmpleTo.push(exit ? exit.to : (ample?.to ?? -1));
       this.localAcyclic.push(exit ? 1 : 0);
       this.localAlone.push(exit?.rule === 'alone' ? 1 : 0);
-      this.localForced.push(exit?.rule === 'alone' ? 1 : exit?.rule === 'bsync' ? 2 : 0);
+      this.localForced.push(
+        forcedRule(exit) &&
+          forcedStepOk(exit.rule, ws.steps[exit.from]!, mem, machine.ops, this.oneWarp)
+          ? 1
+          : 0,
+      );
       if (!exit && ample) for (const x of ample.more) this.ampleMore.push(x);
       this.localMoreStart.push(this.ampleMore.length);
     }
