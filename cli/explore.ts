@@ -52,6 +52,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly warpSymmetry?: boolean;
   /** Chain acceleration (`--no-accelerate` turns it off; issue 16, `acceleration.ts`). */
   readonly accelerate?: boolean;
+  /** Summaries of chains (`--no-chain-summaries` turns them off; issue 16, `laneChains.ts`). */
+  readonly chainSummaries?: boolean;
   readonly save: string | false;
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
@@ -240,6 +242,7 @@ function printJson(
           bsyncPriority: a.bsyncPriority !== false,
           warpSymmetry: a.warpSymmetry !== false,
           accelerate: a.accelerate !== false,
+          chainSummaries: a.chainSummaries !== false,
           skipDeadWrites: a.skipDeadWrites === true,
           widen: a.widen ?? 0,
         },
@@ -263,6 +266,9 @@ function printJson(
           warpSymmetry: r.result.warpSymmetry ?? false,
           accelerated: r.result.accelerated ?? 0,
           forcedChains: r.result.forcedChains ?? 0,
+          chainSummaries: r.result.chainSummaries
+            ? { hits: r.result.chainSummaries.hits, recorded: r.result.chainSummaries.recorded }
+            : null,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,
             kind: f.kind,

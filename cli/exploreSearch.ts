@@ -52,6 +52,7 @@ export function searchMachine(
             bsyncPriority: a.bsyncPriority !== false,
             warpSymmetry: a.warpSymmetry !== false,
             accelerate: a.accelerate !== false,
+            chainSummaries: a.chainSummaries !== false,
           },
         },
       );

@@ -180,6 +180,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       'store every state of long single-path runs instead of following a warp alone through steps that touch no shared memory and issue all its ready lanes (chain acceleration, docs/semantics.md §14.2)',
     )
     .option(
+      '--no-chain-summaries',
+      'walk every accelerated chain instead of giving a chain whose running lanes match, lane for lane, those of a chain already walked that chain\'s end while the other lanes stay where they wait (summaries of chains, its; docs/semantics.md §14.5)',
+    )
+    .option(
       '--no-skip-dead',
       'compute every register an instruction writes, also when nothing reads it before it is written again (dead writes, docs/semantics.md §13: skipping them changes no verdict, only the time)',
     )
@@ -272,6 +276,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           bsyncPriority: o['bsyncPriority'] !== false,
           warpSymmetry: o['warpSymmetry'] !== false,
           accelerate: o['accelerate'] !== false,
+          chainSummaries: o['chainSummaries'] !== false,
           skipDeadWrites: o['skipDead'] !== false,
           ...(o['random'] !== undefined
             ? {

@@ -5,6 +5,8 @@ import { isLocalStep } from '../machine/footprint.ts';
 import { KeyWriter } from '../machine/key.ts';
 import { firstGroup, plainStep, type GroupPick, type GroupPriority } from './groupPriority.ts';
 import { AscendingMap, int32 } from './growable.ts';
+import type { LaneChains } from './laneChains.ts';
+import { TupleTable } from './tables.ts';
 
 /**
  * Chain acceleration (issue 16, item 3; docs/semantics.md §14.2). A long *concrete* loop in which
@@ -85,6 +87,9 @@ export function chainable(
 
 const chainOp = (op: Op): boolean => op.kind === 'bra' || isLaneLocalDataOp(op);
 
+/** Not a BRA.DIV/.CONV, which reads whether other lanes of the warp have exited. */
+const plainOp = (op: Op): boolean => op.kind !== 'bra' || op.cond === 'none';
+
 /** A launch of one warp: loads may be in chains (`chainable`). */
 export const oneWarpOf = (machine: Machine): boolean => machine.launch.warps === 1;
 
@@ -119,6 +124,8 @@ export interface ChainEnd {
   /** Steps taken after the chain's first step (0: nothing was accelerated). */
   readonly steps: number;
   readonly end: 'step' | 'cap' | 'time' | 'cycle';
+  /** No step was a BRA.DIV/.CONV (they read other lanes: summaries, `laneChains.ts`). */
+  readonly plainOnly: boolean;
 }
 
 /**
@@ -148,12 +155,17 @@ export function followChain(
   plant: PlantUnsoundAccel | null = null,
   keys: ChainKeys | null = null,
   cap = CHAIN_CAP,
+  /** The first step must be the warp's only one (a planted `first-of-many` aside). */
+  onlyFirst = false,
+  /** The steps of `warp`, when the caller has computed them. */
+  firstSteps?: WarpSteps,
 ): ChainEnd {
   const ops = machine.ops;
   const oneWarp = oneWarpOf(machine);
   let w = warp;
   let m = mem;
   let n = 0;
+  let plainOnly = true;
   // Brent: the saved state (its PC, its key once needed), and steps since it was saved.
   let savedPc = -1;
   let savedWarp: WarpState | null = null;
@@ -165,9 +177,9 @@ export function followChain(
   // the one chainable step `warpSteps` would give. Not under a planted bug (the law's chains).
   const deadRun = plant === null ? machine.deadRun : undefined;
   for (let turn = 0; ; turn++) {
-    if (n >= cap) return { warp: w, memory: m, steps: n, end: 'cap' };
+    if (n >= cap) return { warp: w, memory: m, steps: n, end: 'cap', plainOnly };
     if ((turn & 4095) === 4095 && performance.now() > deadline)
-      return { warp: w, memory: m, steps: n, end: 'time' };
+      return { warp: w, memory: m, steps: n, end: 'time', plainOnly };
     // A dead run stops where Brent's bookkeeping below would act — before a step at the saved
     // state's PC (a key comparison) or the step that saves a state — so the chain saves, compares
     // and ends exactly where it does step by step.
@@ -181,10 +193,17 @@ export function followChain(
         continue;
       }
     }
-    const ws = machine.warpSteps(k, w, m);
-    if (ws.steps.length !== 1 && (plant !== 'first-of-many' || ws.steps.length === 0)) break;
+    const ws = turn === 0 && firstSteps ? firstSteps : machine.warpSteps(k, w, m);
+    if (
+      ws.steps.length !== 1 &&
+      (plant !== 'first-of-many' || ws.steps.length === 0 || (onlyFirst && n === 0))
+    )
+      break;
     const st = ws.steps[0]!;
     if (!chainable(ops, st, m, plant, oneWarp)) break;
+    if (plainOnly && !plainOp(ops[st.issue.pc]!)) plainOnly = false;
+    const merged = st.issue.merged;
+    if (plainOnly && merged !== undefined && !plainOp(ops[merged.pc]!)) plainOnly = false;
     if (keys) {
       const pc = st.issue.pc;
       if (pc === savedPc && n > 0) {
@@ -192,7 +211,7 @@ export function followChain(
           keys.save(savedWarp!, savedMem!);
           savedKeyed = true;
         }
-        if (keys.matches(w, m)) return { warp: w, memory: m, steps: n, end: 'cycle' };
+        if (keys.matches(w, m)) return { warp: w, memory: m, steps: n, end: 'cycle', plainOnly };
       }
       if (lam === power || n === 0) {
         savedPc = pc;
@@ -209,7 +228,7 @@ export function followChain(
     m = st.memory!;
     n++;
   }
-  return { warp: w, memory: m, steps: n, end: 'step' };
+  return { warp: w, memory: m, steps: n, end: 'step', plainOnly };
 }
 
 /**
@@ -261,6 +280,12 @@ interface ChainHost {
    * forced chains pass the steps of the last two (`Chains.followForced`).
    */
   readonly groups: GroupPriority | null;
+  /**
+   * Summaries of chains by their running lanes (`laneChains.ts`), when on; with `verify` (the
+   * law only) every summary is checked against the chain walked from the same start.
+   */
+  readonly summaries: LaneChains | null;
+  readonly verifySummaries?: boolean;
 }
 
 /**
@@ -306,13 +331,15 @@ export class Chains {
     if (this.plant) this.host.machine.memoryKey(m, kw);
   }
   /**
-   * Chains already followed, by where they start: the local id (`LocalSteps.of`) of (warp index,
-   * warp id after the first step, memory id), which the expansion stage interns anyway. A chain is
+   * Chains already followed, by where they start: (warp index, warp id after the first step,
+   * memory id), interned in `memoStarts`. A chain is
    * a pure function of where it starts (the machine is deterministic along it), so a start met
    * again — a spinning warp's turn, in every combination of the other warps — costs a lookup
    * instead of running the machine. Only chains that ended by themselves ('step', 'cycle') are
    * kept; -1: none kept for that local.
    */
+  private readonly memoStarts = new TupleTable(3);
+  private readonly memoKey = new Int32Array(3);
   private readonly memoWarp = int32();
   private readonly memoMem = int32();
   private readonly memoSteps = int32();
@@ -386,14 +413,14 @@ export class Chains {
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);
     const start = cache.warpOf(e);
-    // Where the chain starts, as the expansion stage's local id (its steps cached there: needed
-    // anyway when that state is stored, and the memo's key).
-    const slot = cache.of(k, start, mid);
-    if (anyFirst) {
-      // Only where the successor's warp k has one chainable step.
-      const first = cache.localStart.get(slot);
-      if (cache.localStart.get(slot + 1) - first !== 1 || !cache.stepChain.get(first)) return 0;
-    }
+    // Where the chain starts, (warp index, warp id, memory id), is the memo's key. The start is
+    // not expanded here (`LocalSteps.of`): where a chain runs it is never stored, and the chain's
+    // first step computes its steps anyway; where none runs it is stored and expanded then.
+    const memoKey = this.memoKey;
+    memoKey[0] = k;
+    memoKey[1] = start;
+    memoKey[2] = mid;
+    const slot = this.memoStarts.intern(memoKey);
     const mem = visited.memObjs[mid]!;
     const hit = slot < this.memoSteps.length ? this.memoSteps.get(slot) : -1;
     if (hit >= 0) {
@@ -403,8 +430,26 @@ export class Chains {
       tuple[K] = this.memoMem.get(slot);
       return steps;
     }
+    // A start whose running lanes a recorded chain had: its end, lane for lane (`laneChains.ts`).
+    const summaries = this.host.summaries;
+    const startWarp = visited.warpObjs[start]!;
+    // Only where a chain runs: the start's one step is chainable (its steps then serve the walk).
+    const first = summaries ? machine.warpSteps(k, startWarp, mem) : undefined;
+    const summary =
+      first &&
+      first.steps.length === 1 &&
+      chainable(machine.ops, first.steps[0]!, mem, this.plant, oneWarpOf(machine))
+        ? summaries!.lookup(k, startWarp, mid)
+        : null;
+    if (summary && !this.host.verifySummaries) {
+      tuple[k] = visited.warpId(summary.warp);
+      tuple[K] = mid;
+      this.remember(slot, true, tuple[k]!, mid, summary.steps);
+      return summary.steps;
+    }
     // A chain stops where it returns to a state the visited set would call the same (`chainKeys`).
     const keys = this.chainKeys;
+    // `anyFirst`: only where the successor's warp k has exactly one step, and it is chainable.
     const end = followChain(
       machine,
       k,
@@ -414,11 +459,15 @@ export class Chains {
       this.plant,
       keys,
       Math.min(this.cap, this.total - this.computed),
+      anyFirst,
+      first,
     );
     if (end.end === 'cap') this.capped++;
     if (end.end === 'time') this.timedOut = true;
     this.computed += end.steps;
     const kept = end.end === 'step' || end.end === 'cycle';
+    if (summary) summaries!.verify(summary, end.warp, end.steps);
+    else if (summaries) summaries.record(k, startWarp, mid, mem, end, kept, end.plainOnly);
     if (end.steps === 0) {
       this.remember(slot, kept, -1, -1, 0);
       return 0;

@@ -12,6 +12,7 @@ import { bsyncPriority } from './bsyncPriority.ts';
 import { eitherGroup, groupPriority } from './groupPriority.ts';
 import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
+import { LaneChains } from './laneChains.ts';
 import { headline, searchNotes } from './searchSummary.ts';
 import { findingReplays } from './findingReplays.ts';
 import { SCENARIO_LIMITS } from '../scenario/limits.ts';
@@ -147,9 +148,23 @@ export function explore(
     bsyncFirst !== null ||
     (reduce.warpSymmetry && K > 1 && machine.warpPinned !== null);
   cache.checkGraph = graphBound && machine.mayReach !== null;
+  // Summaries of chains by their running lanes (`laneChains.ts`).
+  const summaries =
+    reduce.accelerate && reduce.chainSummaries && LaneChains.applies(machine)
+      ? new LaneChains(machine, reduced, options.plantUnsoundSummaries ?? null)
+      : null;
   const chains = reduce.accelerate
     ? new Chains(
-        { machine, visited, cache, placeFair, reduced, groups },
+        {
+          machine,
+          visited,
+          cache,
+          placeFair,
+          reduced,
+          groups,
+          summaries,
+          verifySummaries: options.verifySummaries === true,
+        },
         t0 + budget.timeoutMs,
         accelPlant,
         Math.min(CHAIN_CAP, budget.maxStates),
@@ -533,6 +548,9 @@ export function explore(
     warpSymmetry: sym !== null,
     accelerated: chains?.steps ?? 0,
     forcedChains: chains?.forced ?? 0,
+    chainSummaries: summaries
+      ? { hits: summaries.hits, recorded: summaries.recorded, mismatches: summaries.mismatches }
+      : null,
     terminalStates,
     notes,
   };

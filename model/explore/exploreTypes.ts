@@ -5,6 +5,7 @@ import type { PlantUnsoundBsync } from './bsyncPriority.ts';
 import type { PlantUnsoundGroups } from './groupPriority.ts';
 import type { PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
 import type { PlantUnsoundAccel } from './acceleration.ts';
+import type { PlantUnsoundSummaries } from './laneChains.ts';
 
 /**
  * What a search takes and gives (`exhaustive.ts`, `random.ts`): budgets, progress, the result,
@@ -73,6 +74,17 @@ export interface ExploreResult {
    * that starts to wait at a BSYNC first: `Chains.followForced`), memo hits included.
    */
   readonly forcedChains?: number;
+  /**
+   * Summaries of chains by their running lanes (`laneChains.ts`): chains answered from a summary
+   * (`hits`) and chains recorded as one; null when they were off or do not apply (a mechanism
+   * without `moveLanes`).
+   */
+  readonly chainSummaries?: {
+    readonly hits: number;
+    readonly recorded: number;
+    /** With `verifySummaries`: summaries whose end differed from the walked chain's. */
+    readonly mismatches: number;
+  } | null;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -130,6 +142,13 @@ export interface Reductions {
    * its intermediate states; every verdict, fair cycles included, is unchanged.
    */
   readonly accelerate: boolean;
+  /**
+   * Summaries of chains by their running lanes (`laneChains.ts`, docs/semantics.md §14.5): a
+   * chain whose ready lanes match, signature for signature, those of a chain already walked takes
+   * that chain's end for those lanes, the other lanes staying where they wait. Needs `accelerate`;
+   * applies to mechanisms that declare `moveLanes` (`its`). The states reached are the same.
+   */
+  readonly chainSummaries: boolean;
 }
 
 export const defaultReductions: Reductions = {
@@ -140,6 +159,7 @@ export const defaultReductions: Reductions = {
   bsyncPriority: true,
   warpSymmetry: true,
   accelerate: true,
+  chainSummaries: true,
 };
 
 export interface ExploreOptions {
@@ -156,6 +176,13 @@ export interface ExploreOptions {
   readonly plantUnsoundWarpSymmetry?: PlantUnsoundWarpSymmetry;
   /** A planted bug for the acceleration soundness law; never set outside tests. */
   readonly plantUnsoundAccel?: PlantUnsoundAccel;
+  /** A planted bug for the law of summaries of chains; never set outside tests. */
+  readonly plantUnsoundSummaries?: PlantUnsoundSummaries;
+  /**
+   * The law of summaries only: every chain a summary answers is walked too and compared
+   * (`ExploreResult.chainSummaries.mismatches`); the search goes on with the walked end.
+   */
+  readonly verifySummaries?: boolean;
   /**
    * On a machine that skips dead writes, check that each finding's schedule replays on the
    * machine that computes every write, and search there when one does not (default on). The

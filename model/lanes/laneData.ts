@@ -2,7 +2,7 @@ import type { Op, Src } from '../isa/op.ts';
 import { RZ } from '../isa/program.ts';
 import type { Launch } from './launch.ts';
 import { UNKNOWN, u32 } from './values.ts';
-import type { Memory } from './memory.ts';
+import { emptyMemory, type Memory } from './memory.ts';
 
 /**
  * Which general registers a program touches, mapped to dense slots so that a warp's register
@@ -188,3 +188,53 @@ export function withColumn(regs: RegFile, slot: number, col: readonly number[]):
 }
 
 export { UNKNOWN };
+
+/**
+ * `into` with each lane `pairs[2i]` given lane `pairs[2i + 1]`'s registers, predicates, call stack
+ * and local memory in `from`, for i < n (summaries of chains, `explore/laneChains.ts`). The
+ * exited lanes are `into`'s; columns that no moved lane changes stay shared.
+ */
+export function moveLaneData(into: LaneData, from: LaneData, pairs: Int32Array, n: number): LaneData {
+  let regs: (readonly number[])[] | null = null;
+  for (let s = 0; s < into.regs.length; s++) {
+    const a = into.regs[s]!;
+    const b = from.regs[s]!;
+    let col: number[] | null = null;
+    for (let i = 0; i < n; i++) {
+      const to = pairs[2 * i]!;
+      const v = b[pairs[2 * i + 1]!]!;
+      if (a[to] === v) continue;
+      col ??= a.slice();
+      col[to] = v;
+    }
+    if (col) (regs ??= into.regs.slice())[s] = col;
+  }
+  const preds = into.preds.slice();
+  const unknown = into.predsUnknown.slice();
+  const calls = into.calls.slice();
+  let local: Memory[] | null = into.local ? into.local.slice() : null;
+  for (let i = 0; i < n; i++) {
+    const to = pairs[2 * i]!;
+    const src = pairs[2 * i + 1]!;
+    const bit = 1 << to;
+    for (let p = 0; p < 7; p++) {
+      preds[p] = (from.preds[p]! >>> src) & 1 ? (preds[p]! | bit) >>> 0 : (preds[p]! & ~bit) >>> 0;
+      unknown[p] =
+        (from.predsUnknown[p]! >>> src) & 1 ? (unknown[p]! | bit) >>> 0 : (unknown[p]! & ~bit) >>> 0;
+    }
+    calls[to] = from.calls[src]!;
+    const mem = from.local?.[src];
+    if (mem !== undefined || local) {
+      local ??= Array.from({ length: into.calls.length }, () => emptyMemory);
+      local[to] = mem ?? emptyMemory;
+    }
+  }
+  return {
+    regs: regs ?? into.regs,
+    preds,
+    predsUnknown: unknown,
+    exited: into.exited,
+    calls,
+    local,
+  };
+}

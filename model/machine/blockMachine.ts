@@ -319,6 +319,12 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     live: (s) => [liveHomes(s.warps[0]!.mech as BlockWarp)],
     referenceView: () => null,
     warpKey,
+    // The block's numbers, without lane marks (summaries of chains never run here).
+    writeWarp: (ws, out, reduced) => {
+      const kw = new KeyWriter();
+      warpKey(ws, kw, reduced);
+      for (let i = 0; i < kw.length; i++) out.push(kw.buf[i]!);
+    },
     memoryKey: (m, out) => writeMemoryKey(m, out),
     canReduce: true,
     symmetric: false,
@@ -327,6 +333,8 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     symmetryOff: spec.laneSymmetry ? `${bm.id} runs past 32 threads on the block machine` : null,
     placeFairness: true,
     warpPinned: null,
+    // Summaries of chains never run here (no `moveLanes`): every live lane counts as numbered.
+    ownNumberReaders: (ws) => ~ws.data.exited >>> 0,
     withoutSymmetry: () => machine,
     withoutDeadWrites: () => machine,
     skipsDeadWrites: false,

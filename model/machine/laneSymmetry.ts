@@ -145,6 +145,33 @@ export function laneSymmetry(setup: MachineSetup, writeWarp: WarpWriter): LaneSy
 }
 
 /** Ops whose effect depends on lane numbers, or that name lanes by number (laneCanon.ts). */
+/**
+ * The lanes of a warp that may still read their own number — a thread or lane id (unless they
+ * forgot it in a symbolic split), a ballot, a WARPSYNC or BMOV mask — whether or not lane symmetry
+ * is on: symmetry's pins, computed for summaries of chains (`explore/laneChains.ts`), which key a
+ * lane by its number exactly when it is one of these. Every live lane where the program has no
+ * reachability analysis.
+ */
+export function ownNumberReaders(setup: MachineSetup): (ws: WarpState) => number {
+  const { ops } = setup.spec;
+  const { mech, n, full, policyAt, live } = setup;
+  if (!live || !mech.lanePcs) return (ws) => (full & ~ws.data.exited) >>> 0;
+  const idRead = (pc: number) =>
+    ops[pc]!.kind === 's2r' && readsLaneNumber(ops[pc]!, policyAt[pc]!, full);
+  const hardAt = live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!, full) && !idRead(pc));
+  const softAt = live.mayReach(idRead);
+  return (ws) => {
+    let hard = 0;
+    let soft = 0;
+    mech.lanePcs!(ws.mech, (pc, mask) => {
+      if (pc < 0 || pc >= n) return;
+      if (hardAt[pc]) hard |= mask;
+      if (softAt[pc]) soft |= mask;
+    });
+    return ((hard | (soft & ~(ws.anonymous ?? 0))) & ~ws.data.exited) >>> 0;
+  };
+}
+
 function readsLaneNumber(op: Op, policy: string, full: number): boolean {
   if (policy === 'nop' || policy === 'reject') return false;
   switch (op.kind) {

@@ -4,7 +4,7 @@ import { initialLaneData } from '../lanes/laneData.ts';
 import { memoryOf } from '../lanes/memory.ts';
 import { deadRun } from './deadRun.ts';
 import { issueSteps } from './issueSteps.ts';
-import { laneSymmetry } from './laneSymmetry.ts';
+import { laneSymmetry, ownNumberReaders } from './laneSymmetry.ts';
 import { setupMachine } from './machineSetup.ts';
 import type {
   Machine,
@@ -128,6 +128,7 @@ export function createMachine(spec: MachineSpec): Machine {
     live: (s) => s.warps.map((w) => (full & ~w.data.exited) >>> 0),
     referenceView: (ws) => (refMech && ws.ref ? refMech.view(ws.ref, fmt) : null),
     warpKey: sym.warpKey,
+    writeWarp,
     memoryKey: keys.memoryKey,
     canReduce,
     symmetric,
@@ -135,6 +136,7 @@ export function createMachine(spec: MachineSpec): Machine {
     mayReach: live ? live.mayReach : null,
     symmetryOff: setup.symmetryOff,
     warpPinned: warpPins(setup),
+    ownNumberReaders: ownNumberReaders(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
     skipsDeadWrites: setup.skipDead !== null,
     withoutDeadWrites: () =>

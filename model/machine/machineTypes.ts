@@ -11,7 +11,7 @@ import type {
   Mechanism,
   MechanismFactory,
 } from '../mechanisms/mechanism.ts';
-import type { KeyWriter } from './key.ts';
+import type { KeySink, KeyWriter } from './key.ts';
 import type { LoopVisits, WideningPlant } from './widening.ts';
 import type { DeadRunFn } from './deadRun.ts';
 import type { DeadWritesPlant } from './deadWrites.ts';
@@ -115,6 +115,11 @@ export interface Machine {
    * dead at every lane's PCs are left out: equal reduced keys mean bisimilar warps (`liveness.ts`).
    */
   warpKey(ws: WarpState, out: KeyWriter, reduced: boolean): void;
+  /**
+   * The warp's numbers as the key writer gives them before lane symmetry sorts them: each lane's
+   * values marked as that lane's, lane sets as sets (`warpKeys.ts`); `reduced` as for `warpKey`.
+   */
+  writeWarp(ws: WarpState, out: KeySink, reduced: boolean): void;
   /** Appends the memory's canonical numbers to `out`. */
   memoryKey(m: Memory, out: KeyWriter): void;
   /** The mechanism reports its lanes' PCs (`Mechanism.lanePcs`), so `warpKey` can reduce. */
@@ -160,6 +165,11 @@ export interface Machine {
    * keep it; null when warp symmetry never applies (a block mechanism).
    */
   readonly warpPinned: ((ws: WarpState) => boolean) | null;
+  /**
+   * The lanes of `ws` that may still read their own number (`laneSymmetry.ts`,
+   * `ownNumberReaders`), with lane symmetry on or off.
+   */
+  readonly ownNumberReaders: (ws: WarpState) => number;
   /**
    * The steps of warp `k` alone, in state `ws` with memory `mem` (the other warps play no part in
    * them): `successors` restricted to that warp, with each step's next warp and memory. The

@@ -165,3 +165,24 @@ export function widening(
     },
   };
 }
+
+/**
+ * `into` with each lane `pairs[2i]` given lane `pairs[2i + 1]`'s turns and flag in `from`, for
+ * i < n (summaries of chains, `explore/laneChains.ts`).
+ */
+export function moveLoopVisits(
+  into: LoopVisits,
+  from: LoopVisits,
+  pairs: Int32Array,
+  n: number,
+): LoopVisits {
+  const counts = into.counts.slice();
+  let flagged = into.flagged;
+  for (let i = 0; i < n; i++) {
+    const to = pairs[2 * i]!;
+    const src = pairs[2 * i + 1]!;
+    counts[to] = from.counts[src]!;
+    flagged = (from.flagged >>> src) & 1 ? (flagged | (1 << to)) >>> 0 : (flagged & ~(1 << to)) >>> 0;
+  }
+  return { counts, flagged };
+}

@@ -324,6 +324,22 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       }
       return { pcs, wait: s.wait, named: s.named, b: s.b };
     },
+    // Summaries of chains (`Mechanism.moveLanes`): a data instruction or a plain BRA moves only
+    // its issued lanes' PCs (above: `release` runs only after exits and barrier events), so a
+    // lane's entries are its PC, wait state and WARPSYNC mask; the B registers stay `into`'s.
+    moveLanes(into, from, pairs, n) {
+      const pcs = into.pcs.slice();
+      const wait = into.wait.slice();
+      const named = into.named.slice();
+      for (let i = 0; i < n; i++) {
+        const to = pairs[2 * i]!;
+        const src = pairs[2 * i + 1]!;
+        pcs[to] = from.pcs[src]!;
+        wait[to] = from.wait[src]!;
+        named[to] = from.named[src]!;
+      }
+      return { pcs, wait: kept(wait, into.wait), named: kept(named, into.named), b: into.b };
+    },
     ready(s) {
       let m = 0;
       for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0 && s.wait[l] === READY) m |= 1 << l;

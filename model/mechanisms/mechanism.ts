@@ -160,6 +160,14 @@ export interface Mechanism<S> {
    * point on the way, say), and the caller goes step by step.
    */
   straight?(state: S, issue: Issue, to: number): S | null;
+  /**
+   * Optional, for summaries of chains (`explore/laneChains.ts`): `into` with each lane
+   * `pairs[2i]` given the per-lane state (PC, wait) that lane `pairs[2i + 1]` has in `from`, for
+   * i < n; everything else as in `into`. Declared by a mechanism whose lane-local steps (a data
+   * instruction, a plain BRA) issued by the warp's only ready lanes read and write only those
+   * lanes' own entries, and keep every other lane from becoming ready: `its`.
+   */
+  moveLanes?(into: S, from: S, pairs: Int32Array, n: number): S;
 }
 
 /** An option a mechanism accepts: name, allowed values, default, and where the choice comes from. */

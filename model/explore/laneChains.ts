@@ -1,0 +1,326 @@
+import { writeMemoryKey, emptyMemory, type Memory } from '../lanes/memory.ts';
+import { moveLaneData } from '../lanes/laneData.ts';
+import type { Machine, WarpState } from '../machine/machine.ts';
+import { KeyWriter, type KeySink } from '../machine/key.ts';
+import { moveLoopVisits } from '../machine/widening.ts';
+import { warpState } from '../machine/warpState.ts';
+import { VectorTable } from './tables.ts';
+
+/**
+ * A planted bug for the law of summaries (`laneChains.test.ts`); never set outside tests.
+ * `drop-masks`: a lane's membership of the warp's lane sets (its predicates among them) is left
+ * out of the summary's key, so chains whose lanes branch on different predicates share one end.
+ */
+export type PlantUnsoundSummaries = 'drop-masks';
+
+/** What a summary gives back: the chain's end from the asked start, and its length. */
+export interface SummaryEnd {
+  readonly warp: WarpState;
+  readonly steps: number;
+}
+
+/**
+ * Summaries of chains by their running lanes (docs/semantics.md §14.5; issue 16).
+ *
+ * A chain (`acceleration.ts`) is a run of lane-local steps (data instructions, plain BRAs) of one
+ * warp whose ready lanes `M` issue together while every other lane waits or has exited. On a
+ * mechanism that declares `moveLanes` (`its`), such a step reads and writes only `M`'s own lanes
+ * and wakes no one, so the chain is a function of `M`'s lanes alone: a waiting lane stays where
+ * it is. The states it meets on real kernels differ mostly in their waiting lanes (how many wait
+ * at each BSYNC of a loop nest), and the plain memo, keyed by the whole warp, meets each start
+ * once. This one keys a chain by its *projection*: the warp index, the memory, and the sorted
+ * signatures of `M`'s lanes — each lane's values as the visited set keys them (dead values left
+ * out when it leaves them out), its membership of every lane set the key writes (predicates,
+ * B registers, exited), its loop turns and flag (widening), and its number when it may still read
+ * it (`Machine.ownNumberReaders`) — plus the key's warp-wide numbers. A start with the same
+ * projection gets the recorded end's lanes, lane for lane in signature order
+ * (`Mechanism.moveLanes`, `moveLaneData`, `moveLoopVisits`); its other lanes stay as they are.
+ *
+ * Why that is the chain's end up to dead values: lanes with equal signatures hold the same live
+ * values at the same PC, so each computes what its partner computed; a step reads nothing of
+ * another lane (lane-local) and nothing warp-wide but what the key holds; the chain stops at the
+ * same step in both (its stops are decided by `M`'s lanes: a step that is not chainable, a return
+ * to a saved state). A chain is recorded only when it also checks so in fact: it ended by itself,
+ * left memory as it was, ran no BRA.DIV/.CONV (they read other lanes), and its end differs from
+ * its start in `M`'s lanes only (`sameOutside`).
+ */
+export class LaneChains {
+  /** Lookups answered, and chains recorded. */
+  hits = 0;
+  recorded = 0;
+  /** Verify mode: hits whose end differed from the chain walked from the same start. */
+  mismatches = 0;
+  private readonly table = new VectorTable();
+  private readonly key = new KeyWriter();
+  private readonly sink: ProjectionSink;
+  /** Per summary id: the recorded start and end, its lanes in signature order, its length. */
+  private readonly starts: WarpState[] = [];
+  private readonly ends: WarpState[] = [];
+  private readonly orders: Int32Array[] = [];
+  private readonly lengths: number[] = [];
+  private readonly pairs: Int32Array;
+  private readonly exactA = new KeyWriter();
+  private readonly exactB = new KeyWriter();
+  /** After `project`: the lanes of `M` in signature order, and how many. */
+  private readonly order: Int32Array;
+  private n = 0;
+
+  constructor(
+    private readonly machine: Machine,
+    /** The visited set leaves dead values out of its keys. */
+    private readonly reduced: boolean,
+    plant: PlantUnsoundSummaries | null = null,
+  ) {
+    const W = machine.launch.warpSize;
+    this.sink = new ProjectionSink(W, plant === 'drop-masks');
+    this.pairs = new Int32Array(2 * W);
+    this.order = new Int32Array(W);
+  }
+
+  /** Summaries apply to this machine: a per-warp mechanism with `moveLanes`, no reference run. */
+  static applies(machine: Machine): boolean {
+    return machine.mechanism.moveLanes !== undefined && machine.blockLaunch === undefined;
+  }
+
+  /**
+   * The projection of warp `k`'s state `w` under memory `mid` onto its ready lanes, interned;
+   * -1 when there is none (no ready lane, or a reference run). Leaves the lanes in `order`.
+   */
+  private project(k: number, w: WarpState, mid: number): number {
+    if (w.ref !== undefined) return -1;
+    const M = this.machine.mechanism.ready(w.mech) >>> 0;
+    if (M === 0) return -1;
+    const sink = this.sink;
+    sink.reset(M);
+    this.machine.writeWarp(w, sink, this.reduced);
+    const numbered = this.machine.ownNumberReaders(w);
+    const loops = w.loops;
+    let n = 0;
+    for (let m = M; m !== 0; m &= m - 1) {
+      const l = 31 - Math.clz32(m & -m);
+      sink.lane(l, (numbered >>> l) & 1 ? l : -1);
+      if (loops) {
+        sink.lane(l, loops.counts[l]!);
+        sink.lane(l, (loops.flagged >>> l) & 1);
+      }
+      this.order[n++] = l;
+    }
+    this.n = n;
+    sink.sortLanes(this.order, n);
+    const key = this.key;
+    key.reset();
+    key.push(k);
+    key.push(mid);
+    sink.writeKey(key, this.order, n);
+    return this.table.intern(key.buf, key.length);
+  }
+
+  /** The summarised end of the chain from warp `k`'s state `w` under memory `mid`, or null. */
+  lookup(k: number, w: WarpState, mid: number): SummaryEnd | null {
+    const id = this.project(k, w, mid);
+    if (id < 0 || id >= this.starts.length || this.lengths[id] === 0) return null;
+    const src = this.orders[id]!;
+    const pairs = this.pairs;
+    const n = this.n;
+    for (let i = 0; i < n; i++) {
+      pairs[2 * i] = this.order[i]!;
+      pairs[2 * i + 1] = src[i]!;
+    }
+    this.hits++;
+    return { warp: this.splice(w, this.ends[id]!, pairs, n), steps: this.lengths[id]! };
+  }
+
+  /**
+   * Records the chain walked from `start` (warp `k`, memory `mid`, `mem` its object) to `end`,
+   * `steps` long, when it qualifies (see the class comment): `plainOnly` says that it ran no
+   * BRA.DIV/.CONV, `kept` that it ended by itself.
+   */
+  record(
+    k: number,
+    start: WarpState,
+    mid: number,
+    mem: Memory,
+    end: { readonly warp: WarpState; readonly memory: Memory; readonly steps: number },
+    kept: boolean,
+    plainOnly: boolean,
+  ): void {
+    if (!kept || !plainOnly || end.steps === 0 || end.memory !== mem) return;
+    const id = this.project(k, start, mid);
+    if (id < 0) return;
+    const n = this.n;
+    // The end must differ from the start in M's lanes only.
+    const pairs = this.pairs;
+    for (let i = 0; i < n; i++) pairs[2 * i] = pairs[2 * i + 1] = this.order[i]!;
+    if (!this.sameWarp(this.splice(start, end.warp, pairs, n), end.warp)) return;
+    while (this.starts.length <= id) {
+      this.starts.push(start);
+      this.ends.push(start);
+      this.orders.push(new Int32Array(0));
+      this.lengths.push(0);
+    }
+    this.starts[id] = start;
+    this.ends[id] = end.warp;
+    this.orders[id] = this.order.slice(0, n);
+    this.lengths[id] = end.steps;
+    this.recorded++;
+  }
+
+  /**
+   * Verify mode (the law): `summary`, given for start `w`, against the chain walked from `w`
+   * (`walked`, `steps` long): the same length and the same key as the visited set writes it.
+   */
+  verify(summary: SummaryEnd, walked: WarpState, steps: number): void {
+    const a = this.exactA;
+    const b = this.exactB;
+    a.reset();
+    b.reset();
+    this.machine.warpKey(summary.warp, a, this.reduced);
+    this.machine.warpKey(walked, b, this.reduced);
+    if (summary.steps !== steps || !sameNumbers(a, b)) this.mismatches++;
+  }
+
+  /** `into` with lanes `pairs[2i]` given lanes `pairs[2i + 1]` of `from`. */
+  private splice(into: WarpState, from: WarpState, pairs: Int32Array, n: number): WarpState {
+    const mech = this.machine.mechanism.moveLanes!(into.mech, from.mech, pairs, n);
+    const data = moveLaneData(into.data, from.data, pairs, n);
+    const loops = into.loops && from.loops ? moveLoopVisits(into.loops, from.loops, pairs, n) : into.loops;
+    return warpState(mech, data, into.ref, loops, into.anonymous);
+  }
+
+  /** Exactly equal warps: every lane's values, PC and sets, numbers and all. */
+  private sameWarp(x: WarpState, y: WarpState): boolean {
+    const a = this.exactA;
+    const b = this.exactB;
+    a.reset();
+    b.reset();
+    writeExact(this.machine, x, a);
+    writeExact(this.machine, y, b);
+    return sameNumbers(a, b);
+  }
+}
+
+function sameNumbers(a: KeyWriter, b: KeyWriter): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a.buf[i] !== b.buf[i]) return false;
+  return true;
+}
+
+/** Every number of a warp state, lane numbers kept (no symmetry, no dead values left out). */
+function writeExact(machine: Machine, w: WarpState, out: KeyWriter): void {
+  machine.mechanism.key(w.mech, out);
+  const d = w.data;
+  out.push(d.exited);
+  for (const col of d.regs) for (let l = 0; l < col.length; l++) out.push(col[l]!);
+  for (let p = 0; p < 7; p++) {
+    out.push(d.preds[p]!);
+    out.push(d.predsUnknown[p]!);
+  }
+  for (const c of d.calls) out.pushAll(c);
+  for (let l = 0; l < d.calls.length; l++) writeMemoryKey(d.local?.[l] ?? emptyMemory, out);
+  if (w.loops) {
+    out.pushAll(w.loops.counts);
+    out.push(w.loops.flagged);
+  }
+  out.push(w.anonymous ?? 0);
+}
+
+/**
+ * Collects the signatures of the lanes of `M` from a warp writer: each lane's own values in the
+ * order written, and its membership (0/1) of each lane set in turn; the warp-wide numbers apart.
+ */
+class ProjectionSink implements KeySink {
+  private M = 0;
+  private readonly vals: Float64Array[];
+  private readonly len: Int32Array;
+  private plain = new Float64Array(64);
+  private plainLen = 0;
+
+  constructor(
+    warpSize: number,
+    private readonly dropMasks: boolean,
+  ) {
+    this.vals = Array.from({ length: warpSize }, () => new Float64Array(64));
+    this.len = new Int32Array(warpSize);
+  }
+
+  reset(M: number): void {
+    this.M = M;
+    this.len.fill(0);
+    this.plainLen = 0;
+  }
+
+  push(v: number): void {
+    if (this.plainLen === this.plain.length) {
+      const next = new Float64Array(this.plain.length * 2);
+      next.set(this.plain);
+      this.plain = next;
+    }
+    this.plain[this.plainLen++] = v;
+  }
+
+  pushAll(ns: readonly number[]): void {
+    this.push(ns.length);
+    for (let i = 0; i < ns.length; i++) this.push(ns[i]!);
+  }
+
+  mask(m: number): void {
+    if (this.dropMasks) return;
+    for (let r = this.M; r !== 0; r &= r - 1) {
+      const l = 31 - Math.clz32(r & -r);
+      this.lane(l, (m >>> l) & 1);
+    }
+  }
+
+  lane(l: number, v: number): void {
+    if (((this.M >>> l) & 1) === 0) return;
+    let buf = this.vals[l]!;
+    const n = this.len[l]!;
+    if (n === buf.length) {
+      const next = new Float64Array(buf.length * 2);
+      next.set(buf);
+      this.vals[l] = buf = next;
+    }
+    buf[n] = v;
+    this.len[l] = n + 1;
+  }
+
+  laneMask(l: number, m: number): void {
+    this.lane(l, m);
+  }
+
+  /** Lexicographic order of two lanes' signatures (a shorter prefix first). */
+  private compare(a: number, b: number): number {
+    const x = this.vals[a]!;
+    const y = this.vals[b]!;
+    const n = Math.min(this.len[a]!, this.len[b]!);
+    for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return this.len[a]! - this.len[b]!;
+  }
+
+  /** Sorts `order[0 .. n-1]` by signature (insertion sort: stable, n ≤ 32). */
+  sortLanes(order: Int32Array, n: number): void {
+    for (let i = 1; i < n; i++) {
+      const x = order[i]!;
+      let j = i - 1;
+      while (j >= 0 && this.compare(order[j]!, x) > 0) {
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = x;
+    }
+  }
+
+  /** The warp-wide numbers, then each lane's signature in `order`, each with its length. */
+  writeKey(out: KeyWriter, order: Int32Array, n: number): void {
+    out.push(this.plainLen);
+    for (let i = 0; i < this.plainLen; i++) out.push(this.plain[i]!);
+    out.push(n);
+    for (let i = 0; i < n; i++) {
+      const l = order[i]!;
+      const len = this.len[l]!;
+      out.push(len);
+      const v = this.vals[l]!;
+      for (let j = 0; j < len; j++) out.push(v[j]!);
+    }
+  }
+}
