@@ -41,8 +41,10 @@ interface Tally {
   verified: number;
 }
 
+type Setup = typeof setups extends fc.Arbitrary<infer T> ? T : never;
+
 function check(
-  s: fc.RecordValue<typeof setups extends fc.Arbitrary<infer T> ? T : never>,
+  s: Setup,
   tally: Tally,
   plant?: PlantUnsoundSummaries,
 ): void {
