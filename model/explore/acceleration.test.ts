@@ -351,6 +351,41 @@ describe('chain acceleration (issue 16)', () => {
     ).toThrow();
   }, 180_000);
 
+  it('with two warps stores no more states than the plain search where chains reach a loop (cycle proviso by steps)', () => {
+    // Two warps of three lanes; lane i leaves the loop after i + 1 turns, lane 1 re-arms B0 inside
+    // it, all meet at the BSYNC. Chains reach states in fewer stored levels than steps; when the
+    // cycle proviso compared stored levels, later edges into those states looked backward and
+    // expanded their sources in full (with warp symmetry off: 19 such expansions against 1
+    // without chains), and the search stored 399 states against 293. Comparing the steps that
+    // first reached a state (`VisitedStates.stepsOf`): 263, against the same 293 without chains.
+    const text = [
+      '// @warpcheck warp-size=3 warps=2 mem[0x100]=0',
+      '\tFunction : k',
+      '        S2R R0, SR_LANEID ;',
+      '        LOP3.LUT R7, R0, 0x1, RZ, 0xc0, !PT ;',
+      '        ISETP.EQ.AND P3, PT, R0, RZ, PT ;',
+      '        ISETP.EQ.AND P4, PT, R0, 0x1, PT ;',
+      '        MOV R3, 0x1 ;',
+      '        MOV R5, RZ ;',
+      '        BSSY B0, J ;',
+      'L:',
+      '        IADD3 R5, R5, 0x1, RZ ;',
+      '   @P4  BSSY B0, J ;',
+      '        ISETP.LE.AND P1, PT, R5, R0, PT ;',
+      '   @P1  BRA L ;',
+      '        BSYNC B0 ;',
+      'J:',
+      '        EXIT ;',
+    ].join('\n');
+    const m = machineOf(text, 'its');
+    const plain = explore(m, budget, undefined, { reduce: { accelerate: false } });
+    const fast = explore(m, budget, undefined);
+    expectSameOutcomes(fast, plain, text);
+    expect(fast.accelerated).toBeGreaterThan(0);
+    expect(fast.states).toBeLessThanOrEqual(plain.states);
+    checkFindings(m, fast);
+  });
+
   for (const plant of ['swallow-memory', 'first-of-many'] as const)
     it(`fails on a planted bug (${plant})`, () => {
       const tally: Tally = { compared: 0, accelerated: 0, livelocks: 0 };

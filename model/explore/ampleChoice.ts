@@ -52,23 +52,26 @@ export class AmpleChoice {
   }
 
   /**
-   * An ample edge from `head` (at level `d`) to the existing state `to` may close a cycle that
-   * meets no fully expanded state: it goes back to a level ≤ d and `to` was not expanded in full
-   * before `head` (a smaller id; breadth-first, so already expanded).
+   * An ample edge from `head` to the existing state `to` may close a cycle that meets no fully
+   * expanded state: `to` was first reached by no more machine steps than `head`
+   * (`VisitedStates.stepsOf`) and was not expanded in full before `head` (a smaller id;
+   * breadth-first, so already expanded). Any measure fixed when a state is added would do — every
+   * cycle has an edge that does not increase it —; steps, unlike stored levels, do not make an
+   * edge look backward because a chain reached its target in few levels (docs/semantics.md §14).
    */
-  breaksCycle(to: number, d: number, head: number): boolean {
-    if (this.visited.depthOf.get(to) > d) return false;
+  breaksCycle(to: number, head: number): boolean {
+    const { stepsOf } = this.visited;
+    if (stepsOf.get(to) > stepsOf.get(head)) return false;
     return !(to < head && (this.plantAnyTarget || this.expandedFull.get(to) === 1));
   }
 
   /**
-   * Picks the ample set of state `head` (level `d`, tuple `parent`), whose warps have the locals
+   * Picks the ample set of state `head` (tuple `parent`), whose warps have the locals
    * `locals`; `tuple` is scratch. True with `warp`, `from`, `end`, `before` set; false: expand
    * in full.
    */
   choose(
     locals: Int32Array,
-    d: number,
     head: number,
     parent: Int32Array,
     tuple: Int32Array,
@@ -102,7 +105,7 @@ export class AmpleChoice {
         !several ||
         !this.proviso ||
         cache.localAcyclic.get(locals[w]!) === 1 ||
-        this.accepts(w, cand[best + 1]!, cand[best + 2]!, d, head, parent, tuple)
+        this.accepts(w, cand[best + 1]!, cand[best + 2]!, head, parent, tuple)
       ) {
         this.warp = w;
         this.from = cand[best + 1]!;
@@ -120,7 +123,6 @@ export class AmpleChoice {
     k: number,
     from: number,
     to: number,
-    d: number,
     head: number,
     parent: Int32Array,
     tuple: Int32Array,
@@ -133,7 +135,7 @@ export class AmpleChoice {
       tuple[K] = cache.stepMem.get(e);
       if (this.sym) this.sym.canon(tuple);
       const id = visited.find();
-      if (id >= 0 && this.breaksCycle(id, d, head)) return false;
+      if (id >= 0 && this.breaksCycle(id, head)) return false;
     }
     return true;
   }

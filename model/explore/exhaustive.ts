@@ -124,9 +124,9 @@ export function explore(
   const memId = (m: Memory): number => visited.memId(m);
   /** σ of the last `add` (warp symmetry puts `tuple` in canonical order first). */
   let lastPerm = identity;
-  const add = (from: number, choice: number, depth: number): number => {
+  const add = (from: number, choice: number, depth: number, steps: number): number => {
     if (sym) lastPerm = sym.canon(tuple);
-    return visited.add(from, choice, depth);
+    return visited.add(from, choice, depth, steps);
   };
 
   // Local expansions, cached per (warp index, warp id, memory id) (`localSteps.ts`).
@@ -201,7 +201,7 @@ export function explore(
   const init = machine.initial();
   for (let k = 0; k < K; k++) tuple[k] = warpId(init.warps[k]!);
   tuple[K] = memId(init.memory);
-  add(-1, -1, 0);
+  add(-1, -1, 0, 0);
   let head = 0;
   for (; head < visited.size; head++) {
     if ((head & 255) === 0) {
@@ -280,6 +280,7 @@ export function explore(
       continue;
     }
     visited.copy(head, parentTuple);
+    const headSteps = visited.stepsOf.get(head);
     // Partial-order reduction: the ample warp's successors first, then the cycle proviso.
     // The ample set is steps ampleFrom .. ampleEnd - 1 (step indices) of warp `ample`.
     let ample = -1;
@@ -288,7 +289,7 @@ export function explore(
     let full = true;
     if (por || groups) {
       // The ample set (`ampleChoice.ts`): candidates smallest first, the cycle proviso.
-      if (choice.choose(locals, d, head, parentTuple, tuple)) {
+      if (choice.choose(locals, head, parentTuple, tuple)) {
         ample = choice.warp;
         ampleFrom = choice.from;
         ampleEnd = choice.end;
@@ -316,7 +317,7 @@ export function explore(
                 : 0) + (forcedAfter ? chains.followForced(ample, tuple) : 0)
             : 0;
           const size = visited.size;
-          const to = add(head, before + (e - ampleFrom), d + 1);
+          const to = add(head, before + (e - ampleFrom), d + 1, headSteps + 1 + extra);
           ampleTo.push(to);
           amplePerm.push(lastPerm);
           ampleExtra.push(extra);
@@ -324,7 +325,7 @@ export function explore(
           // states of earlier warps or steps before this edge is recorded).
           if (extra > 0 && to >= size) chains!.recordState(to, extra);
           // C3 (Bošnački et al.): an edge back to a level ≤ d may close a cycle.
-          if (proviso && !acyclic && to < size && choice.breaksCycle(to, d, head)) full = true;
+          if (proviso && !acyclic && to < size && choice.breaksCycle(to, head)) full = true;
         }
       }
     }
@@ -376,7 +377,7 @@ export function explore(
               (K === 1 ? chains.followForced(k, tuple) : 0)
             : 0;
           const size = visited.size;
-          to = add(head, c, d + 1);
+          to = add(head, c, d + 1, headSteps + 1 + extra);
           perm = lastPerm;
           if (extra > 0) chains!.record(edgeTo.length, to, to >= size, extra);
         }

@@ -24,6 +24,12 @@ export class VisitedStates {
   readonly parent = int32();
   readonly parentChoice = int32();
   readonly depthOf = int32();
+  /**
+   * Per state: the machine steps from the initial state along the path that first reached it
+   * (a chain's steps counted in full); fixed once the state is added. The cycle proviso compares
+   * it (`ampleChoice.ts`).
+   */
+  readonly stepsOf = int32();
   maxDepth = 0;
 
   constructor(
@@ -67,14 +73,19 @@ export class VisitedStates {
     return id;
   }
 
-  /** Interns `tuple`; records parent, choice and depth when the state is new. */
-  add(from: number, choice: number, depth: number): number {
+  /**
+   * Interns `tuple`; records parent, choice, depth (stored levels) and `steps` (machine steps
+   * from the initial state along the path that first reached it, chains counted in full) when the
+   * state is new.
+   */
+  add(from: number, choice: number, depth: number, steps: number = depth): number {
     const before = this.states.size;
     const id = this.states.intern(this.tuple);
     if (id === before) {
       this.parent.push(from);
       this.parentChoice.push(choice);
       this.depthOf.push(depth);
+      this.stepsOf.push(steps);
       if (depth > this.maxDepth) this.maxDepth = depth;
     }
     return id;
