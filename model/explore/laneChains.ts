@@ -2,6 +2,7 @@ import { writeMemoryKey, emptyMemory, type Memory } from '../lanes/memory.ts';
 import { moveLaneData } from '../lanes/laneData.ts';
 import type { Machine, WarpState } from '../machine/machine.ts';
 import { KeyWriter, type KeySink } from '../machine/key.ts';
+import { pushLaneValue } from '../machine/laneCanon.ts';
 import { moveLoopVisits } from '../machine/widening.ts';
 import { warpState } from '../machine/warpState.ts';
 import { VectorTable } from './tables.ts';
@@ -272,16 +273,7 @@ class ProjectionSink implements KeySink {
   }
 
   lane(l: number, v: number): void {
-    if (((this.M >>> l) & 1) === 0) return;
-    let buf = this.vals[l]!;
-    const n = this.len[l]!;
-    if (n === buf.length) {
-      const next = new Float64Array(buf.length * 2);
-      next.set(buf);
-      this.vals[l] = buf = next;
-    }
-    buf[n] = v;
-    this.len[l] = n + 1;
+    if (((this.M >>> l) & 1) === 1) pushLaneValue(this.vals, this.len, l, v);
   }
 
   laneMask(l: number, m: number): void {

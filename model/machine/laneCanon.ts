@@ -107,15 +107,7 @@ export class LaneCanon implements KeySink {
   }
 
   lane(l: number, v: number): void {
-    let buf = this.laneVals[l]!;
-    const len = this.laneLen[l]!;
-    if (len === buf.length) {
-      const next = new Float64Array(buf.length * 2);
-      next.set(buf);
-      this.laneVals[l] = buf = next;
-    }
-    buf[len] = v;
-    this.laneLen[l] = len + 1;
+    pushLaneValue(this.laneVals, this.laneLen, l, v);
   }
 
   laneMask(l: number, m: number): void {
@@ -361,4 +353,17 @@ export class LaneCanon implements KeySink {
     this.items[this.n] = v;
     this.kinds[this.n++] = kind;
   }
+}
+
+/** Appends `v` to lane `l`'s values `vals[l][0 .. len[l]-1]`, doubling the lane's buffer when full. */
+export function pushLaneValue(vals: Float64Array[], len: Int32Array, l: number, v: number): void {
+  let buf = vals[l]!;
+  const n = len[l]!;
+  if (n === buf.length) {
+    const next = new Float64Array(buf.length * 2);
+    next.set(buf);
+    vals[l] = buf = next;
+  }
+  buf[n] = v;
+  len[l] = n + 1;
 }

@@ -39,32 +39,13 @@ export interface LaneSymmetry {
 /** Stage 3 of `createMachine`: lane symmetry over the warp writer of stage 2. */
 export function laneSymmetry(setup: MachineSetup, writeWarp: WarpWriter): LaneSymmetry {
   const { ops, plantUnsoundSymmetry } = setup.spec;
-  const { mech, n, W, full, policyAt, nSlots, canReduce, symmetric, live, ctx } = setup;
+  const { W, full, policyAt, nSlots, canReduce, symmetric, ctx } = setup;
   const canon = new LaneCanon(W, plantUnsoundSymmetry ? 'drop-lane-values' : 'none');
-  // Lanes that may still read their own number (or name lanes by number) are pinned: SR_LANEID and
-  // thread ids, VOTE's ballot, WARPSYNC and BMOV masks (laneCanon.ts).
-  // Reads of thread and lane ids (S2R) pin only lanes that have not forgotten their number in a
-  // symbolic split; the other readers (VOTE, WARPSYNC, BMOV masks) pin every lane.
+  // Lanes that may still read their own number (or name lanes by number) are pinned (`pinReaders`).
   const idRead = (pc: number) =>
     ops[pc]!.kind === 's2r' && readsLaneNumber(ops[pc]!, policyAt[pc]!, full);
-  const mayReadLane =
-    symmetric && live
-      ? live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!, full) && !idRead(pc))
-      : null;
-  const mayReadId = symmetric && live ? live.mayReach(idRead) : null;
-  /** Lanes pinned by a hard reader, and lanes pinned only by id reads. */
-  const pinsOf = (ws: WarpState): { hard: number; soft: number } => {
-    if (!mayReadLane || !mayReadId) return { hard: 0, soft: 0 };
-    let hard = 0;
-    let soft = 0;
-    mech.lanePcs!(ws.mech, (pc, mask) => {
-      if (pc < 0 || pc >= n) return;
-      if (mayReadLane[pc]) hard |= mask;
-      if (mayReadId[pc]) soft |= mask;
-    });
-    const live = ~ws.data.exited;
-    return { hard: (hard & live) >>> 0, soft: (soft & ~hard & live) >>> 0 };
-  };
+  const pins = symmetric ? pinReaders(setup) : null;
+  const pinsOf = (ws: WarpState): Pins => (pins ? pins(ws) : NO_PINS);
   const pinnedOf = (ws: WarpState): number => {
     const { hard, soft } = pinsOf(ws);
     return (hard | (soft & ~(ws.anonymous ?? 0))) >>> 0;
@@ -145,20 +126,31 @@ export function laneSymmetry(setup: MachineSetup, writeWarp: WarpWriter): LaneSy
 }
 
 /** Ops whose effect depends on lane numbers, or that name lanes by number (laneCanon.ts). */
+/** Lanes pinned by a hard reader of their number, and lanes pinned only by id reads. */
+interface Pins {
+  readonly hard: number;
+  readonly soft: number;
+}
+const NO_PINS: Pins = { hard: 0, soft: 0 };
+
 /**
- * The lanes of a warp that may still read their own number — a thread or lane id (unless they
- * forgot it in a symbolic split), a ballot, a WARPSYNC or BMOV mask — whether or not lane symmetry
- * is on: symmetry's pins, computed for summaries of chains (`explore/laneChains.ts`), which key a
- * lane by its number exactly when it is one of these. Every live lane where the program has no
- * reachability analysis.
+ * The pins of a warp (`laneCanon.ts`), or null without a reachability analysis (no pins, as lane
+ * symmetry has always read it): lanes at a PC from
+ * which a read of their own number may be reached. SR_LANEID and thread ids pin softly — only lanes
+ * that have not forgotten their number in a symbolic split —; VOTE's ballot, WARPSYNC and BMOV
+ * masks pin every lane.
  */
-export function ownNumberReaders(setup: MachineSetup): (ws: WarpState) => number {
+function pinReaders(setup: MachineSetup): ((ws: WarpState) => Pins) | null {
   const { ops } = setup.spec;
   const { mech, n, full, policyAt, live } = setup;
-  if (!live || !mech.lanePcs) return (ws) => (full & ~ws.data.exited) >>> 0;
+  if (!live) return null;
+  // A mechanism that does not report its lanes' PCs: every live lane may read its number.
+  if (!mech.lanePcs) return (ws) => ({ hard: (full & ~ws.data.exited) >>> 0, soft: 0 });
   const idRead = (pc: number) =>
     ops[pc]!.kind === 's2r' && readsLaneNumber(ops[pc]!, policyAt[pc]!, full);
-  const hardAt = live.mayReach((pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!, full) && !idRead(pc));
+  const hardAt = live.mayReach(
+    (pc) => readsLaneNumber(ops[pc]!, policyAt[pc]!, full) && !idRead(pc),
+  );
   const softAt = live.mayReach(idRead);
   return (ws) => {
     let hard = 0;
@@ -168,7 +160,24 @@ export function ownNumberReaders(setup: MachineSetup): (ws: WarpState) => number
       if (hardAt[pc]) hard |= mask;
       if (softAt[pc]) soft |= mask;
     });
-    return ((hard | (soft & ~(ws.anonymous ?? 0))) & ~ws.data.exited) >>> 0;
+    const alive = ~ws.data.exited;
+    return { hard: (hard & alive) >>> 0, soft: (soft & ~hard & alive) >>> 0 };
+  };
+}
+
+/**
+ * The lanes of a warp that may still read their own number — lane symmetry's pins, whether or not
+ * symmetry is on — for summaries of chains (`explore/laneChains.ts`), which key a lane by its
+ * number exactly when it is one of these. Every live lane where the program has no reachability
+ * analysis.
+ */
+export function ownNumberReaders(setup: MachineSetup): (ws: WarpState) => number {
+  const pins = pinReaders(setup);
+  const { full } = setup;
+  if (!pins) return (ws) => (full & ~ws.data.exited) >>> 0;
+  return (ws) => {
+    const { hard, soft } = pins(ws);
+    return (hard | (soft & ~(ws.anonymous ?? 0))) >>> 0;
   };
 }
 
