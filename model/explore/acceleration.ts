@@ -414,8 +414,8 @@ export class Chains {
     const mid = cache.stepMem.get(e);
     const start = cache.warpOf(e);
     // Where the chain starts, (warp index, warp id, memory id), is the memo's key. The start is
-    // not expanded here (`LocalSteps.of`): where a chain runs it is never stored, and the chain's
-    // first step computes its steps anyway; where none runs it is stored and expanded then.
+    // expanded (`LocalSteps.of`) only where no chain runs, from the steps computed for the walk:
+    // where a chain runs it is never stored.
     const memoKey = this.memoKey;
     memoKey[0] = k;
     memoKey[1] = start;
@@ -433,10 +433,12 @@ export class Chains {
     // A start whose running lanes a recorded chain had: its end, lane for lane (`laneChains.ts`).
     const summaries = this.host.summaries;
     const startWarp = visited.warpObjs[start]!;
-    // Only where a chain runs: the start's one step is chainable (its steps then serve the walk).
-    const first = summaries ? machine.warpSteps(k, startWarp, mem) : undefined;
+    // The start's steps: they serve the walk's first step, a summary only where that step is
+    // the start's one chainable step, and the expansion cache where no chain runs (the start is
+    // then stored and expanded: its steps are computed once).
+    const first = machine.warpSteps(k, startWarp, mem);
     const summary =
-      first &&
+      summaries &&
       first.steps.length === 1 &&
       chainable(machine.ops, first.steps[0]!, mem, this.plant, oneWarpOf(machine))
         ? summaries!.lookup(k, startWarp, mid)
@@ -469,6 +471,7 @@ export class Chains {
     if (summary) summaries!.verify(summary, end.warp, end.steps);
     else if (summaries) summaries.record(k, startWarp, mid, mem, end, kept, end.plainOnly);
     if (end.steps === 0) {
+      cache.of(k, start, mid, first);
       this.remember(slot, kept, -1, -1, 0);
       return 0;
     }
