@@ -332,11 +332,11 @@ export class Chains {
   }
   /**
    * Chains already followed, by where they start: (warp index, warp id after the first step,
-   * memory id), interned in `memoStarts`. A chain is
-   * a pure function of where it starts (the machine is deterministic along it), so a start met
-   * again — a spinning warp's turn, in every combination of the other warps — costs a lookup
-   * instead of running the machine. Only chains that ended by themselves ('step', 'cycle') are
-   * kept; -1: none kept for that local.
+   * memory id), interned in `memoStarts`, whose id indexes the arrays below. A chain is a pure
+   * function of where it starts (the machine is deterministic along it), so a start met again — a
+   * spinning warp's turn, in every combination of the other warps — costs a lookup instead of
+   * running the machine. Only chains that ended by themselves ('step', 'cycle') are kept; -1: none
+   * kept for that start.
    */
   private readonly memoStarts = new TupleTable(3);
   private readonly memoKey = new Int32Array(3);
