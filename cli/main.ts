@@ -181,7 +181,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option(
       '--no-chain-summaries',
-      'walk every accelerated chain instead of giving a chain whose running lanes match, lane for lane, those of a chain already walked that chain\'s end while the other lanes stay where they wait (summaries of chains, its; docs/semantics.md §14.5)',
+      "walk every accelerated chain instead of giving a chain whose running lanes match, lane for lane, those of a chain already walked that chain's end while the other lanes stay where they wait (summaries of chains, its; docs/semantics.md §14.5)",
     )
     .option(
       '--no-skip-dead',

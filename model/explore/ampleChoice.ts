@@ -70,12 +70,7 @@ export class AmpleChoice {
    * `locals`; `tuple` is scratch. True with `warp`, `from`, `end`, `before` set; false: expand
    * in full.
    */
-  choose(
-    locals: Int32Array,
-    head: number,
-    parent: Int32Array,
-    tuple: Int32Array,
-  ): boolean {
+  choose(locals: Int32Array, head: number, parent: Int32Array, tuple: Int32Array): boolean {
     const { cache, cand } = this;
     const { localAmpleFrom, localAmpleTo, localStart, localMoreStart, ampleMore } = cache;
     cand.length = 0;

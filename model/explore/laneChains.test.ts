@@ -43,11 +43,7 @@ interface Tally {
 
 type Setup = typeof setups extends fc.Arbitrary<infer T> ? T : never;
 
-function check(
-  s: Setup,
-  tally: Tally,
-  plant?: PlantUnsoundSummaries,
-): void {
+function check(s: Setup, tally: Tally, plant?: PlantUnsoundSummaries): void {
   const label = `${JSON.stringify({ ...s, text: undefined })}\n${s.text}`;
   const machine = machineOf(s.text, 'its', {
     options: { grouping: s.grouping },

@@ -184,7 +184,8 @@ export class LaneChains {
   private splice(into: WarpState, from: WarpState, pairs: Int32Array, n: number): WarpState {
     const mech = this.machine.mechanism.moveLanes!(into.mech, from.mech, pairs, n);
     const data = moveLaneData(into.data, from.data, pairs, n);
-    const loops = into.loops && from.loops ? moveLoopVisits(into.loops, from.loops, pairs, n) : into.loops;
+    const loops =
+      into.loops && from.loops ? moveLoopVisits(into.loops, from.loops, pairs, n) : into.loops;
     return warpState(mech, data, into.ref, loops, into.anonymous);
   }
 

@@ -194,7 +194,12 @@ export { UNKNOWN };
  * and local memory in `from`, for i < n (summaries of chains, `explore/laneChains.ts`). The
  * exited lanes are `into`'s; columns that no moved lane changes stay shared.
  */
-export function moveLaneData(into: LaneData, from: LaneData, pairs: Int32Array, n: number): LaneData {
+export function moveLaneData(
+  into: LaneData,
+  from: LaneData,
+  pairs: Int32Array,
+  n: number,
+): LaneData {
   let regs: (readonly number[])[] | null = null;
   for (let s = 0; s < into.regs.length; s++) {
     const a = into.regs[s]!;
@@ -220,7 +225,9 @@ export function moveLaneData(into: LaneData, from: LaneData, pairs: Int32Array, 
     for (let p = 0; p < 7; p++) {
       preds[p] = (from.preds[p]! >>> src) & 1 ? (preds[p]! | bit) >>> 0 : (preds[p]! & ~bit) >>> 0;
       unknown[p] =
-        (from.predsUnknown[p]! >>> src) & 1 ? (unknown[p]! | bit) >>> 0 : (unknown[p]! & ~bit) >>> 0;
+        (from.predsUnknown[p]! >>> src) & 1
+          ? (unknown[p]! | bit) >>> 0
+          : (unknown[p]! & ~bit) >>> 0;
     }
     calls[to] = from.calls[src]!;
     const mem = from.local?.[src];

@@ -182,7 +182,8 @@ export function moveLoopVisits(
     const to = pairs[2 * i]!;
     const src = pairs[2 * i + 1]!;
     counts[to] = from.counts[src]!;
-    flagged = (from.flagged >>> src) & 1 ? (flagged | (1 << to)) >>> 0 : (flagged & ~(1 << to)) >>> 0;
+    flagged =
+      (from.flagged >>> src) & 1 ? (flagged | (1 << to)) >>> 0 : (flagged & ~(1 << to)) >>> 0;
   }
   return { counts, flagged };
 }
