@@ -319,9 +319,7 @@ export class Chains {
       const a = this.savedKw;
       const b = this.kw;
       this.writeKey(b, w, m);
-      if (a.length !== b.length) return false;
-      for (let i = 0; i < a.length; i++) if (a.buf[i] !== b.buf[i]) return false;
-      return true;
+      return a.equals(b);
     },
   };
 
@@ -455,7 +453,7 @@ export class Chains {
     const end = followChain(
       machine,
       k,
-      visited.warpObjs[start]!,
+      startWarp,
       mem,
       this.deadline,
       this.plant,

@@ -1,4 +1,4 @@
-import { writeMemoryKey, emptyMemory, type Memory } from '../lanes/memory.ts';
+import type { Memory } from '../lanes/memory.ts';
 import { moveLaneData } from '../lanes/laneData.ts';
 import type { Machine, WarpState } from '../machine/machine.ts';
 import { KeyWriter, type KeySink } from '../machine/key.ts';
@@ -54,14 +54,18 @@ export class LaneChains {
   private readonly table = new VectorTable();
   private readonly key = new KeyWriter();
   private readonly sink: ProjectionSink;
-  /** Per summary id: the recorded start and end, its lanes in signature order, its length. */
-  private readonly starts: WarpState[] = [];
+  /** Per projection id: the recorded end, its lanes in signature order, its length (0: none). */
   private readonly ends: WarpState[] = [];
   private readonly orders: Int32Array[] = [];
   private readonly lengths: number[] = [];
   private readonly pairs: Int32Array;
   private readonly exactA = new KeyWriter();
   private readonly exactB = new KeyWriter();
+  /** The last projection asked for (`order` and `n` still hold its lanes). */
+  private lastWarp: WarpState | null = null;
+  private lastK = -1;
+  private lastMid = -1;
+  private lastId = -1;
   /** After `project`: the lanes of `M` in signature order, and how many. */
   private readonly order: Int32Array;
   private n = 0;
@@ -88,6 +92,15 @@ export class LaneChains {
    * -1 when there is none (no ready lane, or a reference run). Leaves the lanes in `order`.
    */
   private project(k: number, w: WarpState, mid: number): number {
+    // `record` follows the `lookup` that missed on the same start: its projection is still here.
+    if (w === this.lastWarp && k === this.lastK && mid === this.lastMid) return this.lastId;
+    this.lastWarp = w;
+    this.lastK = k;
+    this.lastMid = mid;
+    return (this.lastId = this.projectAnew(k, w, mid));
+  }
+
+  private projectAnew(k: number, w: WarpState, mid: number): number {
     if (w.ref !== undefined) return -1;
     const M = this.machine.mechanism.ready(w.mech) >>> 0;
     if (M === 0) return -1;
@@ -119,7 +132,7 @@ export class LaneChains {
   /** The summarised end of the chain from warp `k`'s state `w` under memory `mid`, or null. */
   lookup(k: number, w: WarpState, mid: number): SummaryEnd | null {
     const id = this.project(k, w, mid);
-    if (id < 0 || id >= this.starts.length || this.lengths[id] === 0) return null;
+    if (id < 0 || id >= this.ends.length || this.lengths[id] === 0) return null;
     const src = this.orders[id]!;
     const pairs = this.pairs;
     const n = this.n;
@@ -153,13 +166,11 @@ export class LaneChains {
     const pairs = this.pairs;
     for (let i = 0; i < n; i++) pairs[2 * i] = pairs[2 * i + 1] = this.order[i]!;
     if (!this.sameWarp(this.splice(start, end.warp, pairs, n), end.warp)) return;
-    while (this.starts.length <= id) {
-      this.starts.push(start);
+    while (this.ends.length <= id) {
       this.ends.push(start);
       this.orders.push(new Int32Array(0));
       this.lengths.push(0);
     }
-    this.starts[id] = start;
     this.ends[id] = end.warp;
     this.orders[id] = this.order.slice(0, n);
     this.lengths[id] = end.steps;
@@ -177,7 +188,7 @@ export class LaneChains {
     b.reset();
     this.machine.warpKey(summary.warp, a, this.reduced);
     this.machine.warpKey(walked, b, this.reduced);
-    if (summary.steps !== steps || !sameNumbers(a, b)) this.mismatches++;
+    if (summary.steps !== steps || !a.equals(b)) this.mismatches++;
   }
 
   /** `into` with lanes `pairs[2i]` given lanes `pairs[2i + 1]` of `from`. */
@@ -189,41 +200,19 @@ export class LaneChains {
     return warpState(mech, data, into.ref, loops, into.anonymous);
   }
 
-  /** Exactly equal warps: every lane's values, PC and sets, numbers and all. */
+  /**
+   * Exactly equal warps: every lane's values, PC and sets, numbers and all — the plain writer
+   * with nothing left out (lane symmetry sorts only what `warpKey` writes).
+   */
   private sameWarp(x: WarpState, y: WarpState): boolean {
     const a = this.exactA;
     const b = this.exactB;
     a.reset();
     b.reset();
-    writeExact(this.machine, x, a);
-    writeExact(this.machine, y, b);
-    return sameNumbers(a, b);
+    this.machine.writeWarp(x, a, false);
+    this.machine.writeWarp(y, b, false);
+    return a.equals(b);
   }
-}
-
-function sameNumbers(a: KeyWriter, b: KeyWriter): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a.buf[i] !== b.buf[i]) return false;
-  return true;
-}
-
-/** Every number of a warp state, lane numbers kept (no symmetry, no dead values left out). */
-function writeExact(machine: Machine, w: WarpState, out: KeyWriter): void {
-  machine.mechanism.key(w.mech, out);
-  const d = w.data;
-  out.push(d.exited);
-  for (const col of d.regs) for (let l = 0; l < col.length; l++) out.push(col[l]!);
-  for (let p = 0; p < 7; p++) {
-    out.push(d.preds[p]!);
-    out.push(d.predsUnknown[p]!);
-  }
-  for (const c of d.calls) out.pushAll(c);
-  for (let l = 0; l < d.calls.length; l++) writeMemoryKey(d.local?.[l] ?? emptyMemory, out);
-  if (w.loops) {
-    out.pushAll(w.loops.counts);
-    out.push(w.loops.flagged);
-  }
-  out.push(w.anonymous ?? 0);
 }
 
 /**

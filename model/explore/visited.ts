@@ -78,7 +78,7 @@ export class VisitedStates {
    * from the initial state along the path that first reached it, chains counted in full) when the
    * state is new.
    */
-  add(from: number, choice: number, depth: number, steps: number = depth): number {
+  add(from: number, choice: number, depth: number, steps: number): number {
     const before = this.states.size;
     const id = this.states.intern(this.tuple);
     if (id === before) {

@@ -54,6 +54,13 @@ export class KeyWriter implements KeySink {
     this.length = 0;
   }
 
+  /** The same numbers written as `other` since their last `reset`. */
+  equals(other: KeyWriter): boolean {
+    if (this.length !== other.length) return false;
+    for (let i = 0; i < this.length; i++) if (this.buf[i] !== other.buf[i]) return false;
+    return true;
+  }
+
   /** The key so far as a string; the writer is reset for reuse. */
   finish(): string {
     const b = this.buf;
