@@ -6,6 +6,7 @@
  * what this thread would (times aside, and the total `--time-limit` counted from the command's
  * start on every thread).
  */
+import { getHeapStatistics } from 'node:v8';
 import type { Machine } from '../model/machine/machine.ts';
 import { explore, type ExploreResult, type Progress } from '../model/explore/exhaustive.ts';
 import { exploreRandom } from '../model/explore/random.ts';
@@ -73,17 +74,25 @@ export function runSearchJob(job: SearchJob): ExploreResult | null {
 
 /**
  * Every job on `workers` threads, results in job order (`null`: the total budget was spent before
- * the job started).
+ * the job started). Each thread's heap may grow to the memory budget (`--max-memory`): the budget
+ * the user sets is then the one that binds, not V8's default heap limit of about 4 GB
+ * (`model/explore/memoryBudget.ts`; the budget counts the whole process, all threads).
  */
 export async function searchAll(
   jobs: readonly SearchJob[],
   workers: number,
 ): Promise<(ExploreResult | null)[]> {
+  // Never below V8's own default (this thread's limit): a small budget stops the search anyway.
+  const budgetMb = jobs[0]?.args.maxMemory ?? 0;
+  const heapMb = budgetMb > getHeapStatistics().heap_size_limit / 1048576 ? budgetMb : undefined;
   return runOnWorkers<SearchJob, ExploreResult | null, never>(
     'exploreWorker',
     jobs,
     workers,
     (j) => `${j.kernel} on ${j.id}`,
+    undefined,
+    undefined,
+    heapMb,
   );
 }
 

@@ -38,10 +38,12 @@ export async function runOnWorkers<J, R, P>(
   label: (job: J) => string,
   onProgress: (index: number, progress: P) => void = () => {},
   order: JobOrder<J> = {},
+  /** Each worker's JavaScript heap limit in MB (V8's default, about 4 GB, when absent). */
+  heapMb?: number,
 ): Promise<R[]> {
   const results: R[] = new Array(jobs.length);
   const threads = Array.from({ length: Math.max(1, Math.min(workers, jobs.length)) }, () =>
-    startWorker(name),
+    startWorker(name, heapMb),
   );
   const queue = new JobQueue(jobs, order);
   try {
@@ -100,13 +102,14 @@ export function serveJobs<J, R, P>(run: (job: J, progress: (p: P) => void) => R)
  * registers tsx's loader itself before importing the script (a worker does not inherit the hooks
  * `bin/warpcheck.mjs` registers, nor does `--import` in `execArgv` reach it on every Node 20).
  */
-function startWorker(name: string): Worker {
+function startWorker(name: string, heapMb?: number): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   const script = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
-  if (!fromSource) return new Worker(script);
+  const resourceLimits = heapMb === undefined ? undefined : { maxOldGenerationSizeMb: heapMb };
+  if (!fromSource) return new Worker(script, { resourceLimits });
   // tsx's ESM API ('tsx/esm/api' under the import condition), found from its package root.
   const root = createRequire(import.meta.url).resolve('tsx/package.json');
   const api = new URL('dist/esm/api/index.mjs', pathToFileURL(root)).href;
   const boot = `import(${JSON.stringify(api)}).then((t) => { t.register(); return import(${JSON.stringify(script.href)}); });`;
-  return new Worker(boot, { eval: true });
+  return new Worker(boot, { eval: true, resourceLimits });
 }

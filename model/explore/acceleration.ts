@@ -7,6 +7,7 @@ import { firstGroup, plainStep, type GroupPick, type GroupPriority } from './gro
 import { AscendingMap, int32 } from './growable.ts';
 import type { LaneChains } from './laneChains.ts';
 import { TupleTable } from './tables.ts';
+import { CHAIN_ORIGIN, FORCED_ORIGIN, NO_ORIGIN, type Origin } from './visited.ts';
 
 /**
  * Chain acceleration (issue 16, item 3; docs/semantics.md §14.2). A long *concrete* loop in which
@@ -249,15 +250,26 @@ export function chainChoice(succ: readonly { readonly warp: number }[], k: numbe
 interface ChainHost {
   readonly machine: Machine;
   readonly visited: {
-    readonly warpObjs: readonly WarpState[];
     readonly memObjs: readonly Memory[];
-    warpId(ws: WarpState): number;
+    /** Warp `id`'s representative (`VisitedStates.warpObj`: computed again if dropped). */
+    warpObj(id: number): WarpState;
+    isRepresentative(id: number, w: WarpState): boolean;
+    /** Forgets warp `id`'s object where it can be computed again (`VisitedStates.dropWarp`). */
+    dropWarp(id: number): void;
+    warpId(ws: WarpState, origin?: Origin, a?: number, b?: number): number;
     memId(m: Memory): number;
   };
   readonly cache: {
     readonly stepChain: { get(i: number): number };
     /** Step e's successor warp id (`LocalSteps.warpOf`). */
     warpOf(e: number): number;
+    /** Forgets the objects of local `loc`'s steps not interned (`LocalSteps.dropLazy`). */
+    dropLazy(loc: number): void;
+    /** Local `loc`'s (warp index, warp id, memory id) (`LocalSteps.localKey`). */
+    localKey(loc: number, j: 0 | 1 | 2): number;
+    localOf(e: number): number;
+    /** Step e's successor computed again from its local's warp (`LocalSteps.successor`). */
+    successor(e: number, from: WarpState): WarpState;
     readonly stepMem: { get(i: number): number };
     readonly stepMask: { get(i: number): number };
     readonly stepPlace: { get(i: number): number };
@@ -430,7 +442,7 @@ export class Chains {
     }
     // A start whose running lanes a recorded chain had: its end, lane for lane (`laneChains.ts`).
     const summaries = this.host.summaries;
-    const startWarp = visited.warpObjs[start]!;
+    const startWarp = visited.warpObj(start);
     // The start's steps: they serve the walk's first step, a summary only where that step is
     // the start's one chainable step, and the expansion cache where no chain runs (the start is
     // then stored and expanded: its steps are computed once).
@@ -442,9 +454,11 @@ export class Chains {
         ? summaries!.lookup(k, startWarp, mid)
         : null;
     if (summary && !this.host.verifySummaries) {
-      tuple[k] = visited.warpId(summary.warp);
+      tuple[k] = visited.warpId(summary.warp, CHAIN_ORIGIN, e, summary.steps);
       tuple[K] = mid;
       this.remember(slot, true, tuple[k]!, mid, summary.steps);
+      // The memo answers this start from now on: its object can go (computed again if needed).
+      visited.dropWarp(start);
       return summary.steps;
     }
     // A chain stops where it returns to a state the visited set would call the same (`chainKeys`).
@@ -473,9 +487,15 @@ export class Chains {
       this.remember(slot, kept, -1, -1, 0);
       return 0;
     }
-    tuple[k] = visited.warpId(end.warp);
+    // Its origin: the chain walked again, when it left memory as it was (every chain but a planted
+    // one's).
+    tuple[k] =
+      end.memory === mem
+        ? visited.warpId(end.warp, CHAIN_ORIGIN, e, end.steps)
+        : visited.warpId(end.warp);
     tuple[K] = end.memory === mem ? mid : visited.memId(end.memory);
     this.remember(slot, kept, tuple[k]!, tuple[K]!, end.steps);
+    if (kept) visited.dropWarp(start);
     return end.steps;
   }
 
@@ -523,11 +543,14 @@ export class Chains {
     const mem = visited.memObjs[mid]!;
     /** The state reached: its id when interned (else -1), and the state itself. */
     let wid = tuple[k]!;
-    let w = visited.warpObjs[wid]!;
+    let w = visited.warpObj(wid);
     let n = 0;
     let kept = true;
     /** The chain ended in a plain chain, which put its end into `tuple`. */
     let end = false;
+    /** The state after the forced first step (-1: the planted pick); where a plain chain took over. */
+    let first = -1;
+    let handover = -1;
     for (;;) {
       if (n >= this.cap) {
         this.capped++;
@@ -537,7 +560,8 @@ export class Chains {
       if (n === 0 && !planted) {
         // The successor's forced step, as the expansion cache judged it (`LocalSteps.localForced`).
         wid = cache.warpOf(cache.localStart.get(slot) + cache.localAmpleFrom.get(slot));
-        w = visited.warpObjs[wid]!;
+        w = visited.warpObj(wid);
+        first = wid;
         n++;
         continue;
       }
@@ -547,10 +571,11 @@ export class Chains {
         // from its successor (`follow`'s, memoized).
         const st = ws.steps[0]!;
         if (!chainable(ops, st, mem, null, oneWarp) || st.memory !== mem) break;
-        if (wid < 0) wid = visited.warpId(w);
+        if (wid < 0) wid = visited.warpId(w, planted ? NO_ORIGIN : FORCED_ORIGIN, slot, n);
         // The steps computed here are the local's only if `w` is the class's stored state (lane
         // symmetry and dead values make another member the representative).
-        const loc = cache.of(k, wid, mid, visited.warpObjs[wid] === w ? ws : undefined);
+        handover = wid;
+        const loc = cache.of(k, wid, mid, visited.isRepresentative(wid, w) ? ws : undefined);
         const first = cache.localStart.get(loc);
         tuple[k] = cache.warpOf(first);
         const capped = this.capped;
@@ -570,7 +595,8 @@ export class Chains {
     }
     if (n === 0) return 0;
     this.computed += n;
-    if (!end) tuple[k] = wid >= 0 ? wid : visited.warpId(w);
+    if (!end)
+      tuple[k] = wid >= 0 ? wid : visited.warpId(w, planted ? NO_ORIGIN : FORCED_ORIGIN, slot, n);
     if (kept) {
       while (this.forcedSteps.length <= slot) {
         this.forcedWarp.push(-1);
@@ -580,11 +606,53 @@ export class Chains {
       this.forcedWarp.set(slot, tuple[k]!);
       this.forcedMem.set(slot, tuple[K]!);
       this.forcedSteps.set(slot, n);
+      // The memo answers this local from now on: the states the walk passed are never stored
+      // from here, so their objects can go (computed again if asked for: `VisitedStates.warpObj`).
+      const passed = cache.localKey(slot, 1);
+      if (passed !== tuple[k]) visited.dropWarp(passed);
+      if (first >= 0 && first !== tuple[k]) visited.dropWarp(first);
+      if (handover >= 0 && handover !== tuple[k]) visited.dropWarp(handover);
+      cache.dropLazy(slot);
     }
     this.steps += n;
     this.count++;
     this.forced++;
     return n;
+  }
+
+  /**
+   * Follows an origin again (`VisitedStates.warpObj`): a plain chain of `n` steps after step `e`
+   * from its successor `start`, as `followChain` walked it (each step the warp's only one).
+   */
+  rewalk(e: number, n: number, start: WarpState): WarpState {
+    const { machine, visited, cache } = this.host;
+    const k = cache.localKey(cache.localOf(e), 0);
+    const mem = visited.memObjs[cache.stepMem.get(e)]!;
+    let w = start;
+    for (let i = 0; i < n; i++) {
+      // A chain's step is the warp's only one; a walk past the chain's end (never, but for the
+      // law's planted bug) stops where no step leads on, and the key check judges the state.
+      const next = machine.warpSteps(k, w, mem).steps[0]?.warp;
+      if (!next) break;
+      w = next;
+    }
+    return w;
+  }
+
+  /**
+   * Follows an origin again: `n` steps of a forced walk from local `slot`'s warp `from` — the
+   * cached forced step, then the group rules' picks (`followForced`).
+   */
+  reforce(slot: number, n: number, from: WarpState): WarpState {
+    const { machine, visited, cache, groups } = this.host;
+    const k = cache.localKey(slot, 0);
+    const mem = visited.memObjs[cache.localKey(slot, 2)]!;
+    let w = cache.successor(cache.localStart.get(slot) + cache.localAmpleFrom.get(slot), from);
+    for (let i = 1; i < n; i++) {
+      const ws = machine.warpSteps(k, w, mem);
+      w = ws.steps[groups!.pick(w, ws, mem)!.from]!.warp!;
+    }
+    return w;
   }
 
   /** Fills the memo slot of local `slot`: the chain's end, or (not kept) -1, run again next time. */

@@ -1,7 +1,7 @@
 import type { Memory } from '../lanes/memory.ts';
 import type { Machine, Transition, WarpState } from '../machine/machine.ts';
 import { int32, uint32, uint8 } from './growable.ts';
-import { VisitedStates } from './visited.ts';
+import { CHAIN_ORIGIN, FORCED_ORIGIN, STEP_ORIGIN, VisitedStates } from './visited.ts';
 import { LocalSteps } from './localSteps.ts';
 import { findFairCycles, type Graph } from './fairCycles.ts';
 import { buildFindings, blockedMessage, type FirstOccurrence } from './findings.ts';
@@ -171,6 +171,21 @@ export function explore(
         ACCEL_PER_STATE * budget.maxStates,
       )
     : null;
+  // Objects of interned warps are dropped where the search no longer expects them and computed
+  // again from their origins (`VisitedStates`); not under a planted bug of the chains or the
+  // summaries, whose walks the origins would not repeat.
+  if (accelPlant === null && !options.plantUnsoundSummaries)
+    visited.origins = {
+      from: (kind, a) => cache.localKey(kind === FORCED_ORIGIN ? a : cache.localOf(a), 1),
+      follow: (kind, a, b, from) =>
+        kind === STEP_ORIGIN
+          ? cache.successor(a, from)
+          : kind === CHAIN_ORIGIN
+            ? chains!.rewalk(a, b, cache.successor(a, from))
+            : chains!.reforce(a, b, from),
+    };
+  visited.stress = options.stressOrigins === true;
+  visited.plantChainOneMore = options.plantUnsoundOrigins === 'chain-one-more';
   /**
    * Chains may follow any expanded step, not only a state's one step: the successor is then an
    * intermediate state only if its warp's one chainable step is what the search would expand
@@ -387,6 +402,12 @@ export function explore(
         edgePerm?.push(perm);
       }
     }
+    // One warp: the state is expanded once, so its objects can go (`VisitedStates`: computed
+    // again from their origin if another memory ever asks for this warp's steps).
+    if (K === 1) {
+      visited.dropWarp(parentTuple[0]!);
+      cache.dropLazy(locals[0]!);
+    }
   }
   /**
    * The search again on `m` with what is left of the time budget, its notes after `why`: for what
@@ -552,6 +573,7 @@ export function explore(
     chainSummaries: summaries
       ? { hits: summaries.hits, recorded: summaries.recorded, mismatches: summaries.mismatches }
       : null,
+    recomputedWarps: visited.recomputed,
     terminalStates,
     notes,
   };

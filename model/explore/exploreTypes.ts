@@ -85,6 +85,11 @@ export interface ExploreResult {
     /** With `verifySummaries`: summaries whose end differed from the walked chain's. */
     readonly mismatches: number;
   } | null;
+  /**
+   * Warp objects the search dropped and computed again from their origins (`VisitedStates`,
+   * docs/semantics.md §14.6): memory only, the same states.
+   */
+  readonly recomputedWarps?: number;
   /** The first (shortest) finding of every distinct outcome, best-ranked first. */
   readonly findings: readonly Finding[];
   /** Terminal states in which every lane exited. */
@@ -183,6 +188,13 @@ export interface ExploreOptions {
    * (`ExploreResult.chainSummaries.mismatches`); the search goes on with the walked end.
    */
   readonly verifySummaries?: boolean;
+  /**
+   * The law of origins only (`VisitedStates`): every interned warp that has an origin is dropped
+   * at once, so that each read of it computes it again (and checks it against its key).
+   */
+  readonly stressOrigins?: boolean;
+  /** A planted bug for the law of origins: chains' origins one step too long; never set outside tests. */
+  readonly plantUnsoundOrigins?: 'chain-one-more';
   /**
    * On a machine that skips dead writes, check that each finding's schedule replays on the
    * machine that computes every write, and search there when one does not (default on). The

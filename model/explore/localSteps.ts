@@ -11,7 +11,7 @@ import {
 } from './acceleration.ts';
 import { leavesGraph } from './offGraph.ts';
 import { TupleTable } from './tables.ts';
-import type { VisitedStates } from './visited.ts';
+import { STEP_ORIGIN, type VisitedStates } from './visited.ts';
 
 /** `LocalSteps.stepWarp` of a step whose successor warp is not interned yet (`warpOf`). */
 const LAZY = -3;
@@ -64,8 +64,13 @@ export class LocalSteps {
    * `warpOf`: a step a reduced state leaves out holds `LAZY` until first asked for.
    */
   readonly stepWarp = int32();
-  /** The successor warps of steps not interned yet (`stepWarp` = `LAZY`), by step. */
-  private readonly lazy = new Map<number, WarpState>();
+  /**
+   * Per step: its successor warp while not interned (`stepWarp` = `LAZY`), else `undefined`;
+   * also `undefined` once dropped (`dropLazy`): `warpObj` computes it again from the local.
+   */
+  private readonly lazy: (WarpState | undefined)[] = [];
+  /** Per step: the local it belongs to (for `VisitedStates.warpObj` and `dropLazy`). */
+  private readonly stepLocal = int32();
   readonly stepMem = int32();
   /** Per step: the warp index that issues it. */
   readonly stepOf = uint8();
@@ -119,12 +124,51 @@ export class LocalSteps {
     this.localMoreStart.push(0);
   }
 
+  /** The local step `e` belongs to. */
+  localOf(e: number): number {
+    return this.stepLocal.get(e);
+  }
+
+  /** Local `loc`'s (warp index, warp id, memory id): entry j of its key. */
+  localKey(loc: number, j: 0 | 1 | 2): number {
+    return this.table.at(loc, j);
+  }
+
+  /** Step `e`'s successor computed again from `from`, the warp of its local. */
+  successor(e: number, from: WarpState): WarpState {
+    const loc = this.stepLocal.get(e);
+    const mem = this.visited.memObjs[this.table.at(loc, 2)]!;
+    const ws = this.machine.warpSteps(this.table.at(loc, 0), from, mem);
+    return ws.steps[e - this.localStart.get(loc)]!.warp!;
+  }
+
+  /** Step `e`'s successor warp as an object, interned or not (never asked of a stop). */
+  warpObj(e: number): WarpState {
+    const w = this.stepWarp.get(e);
+    if (w !== LAZY) return this.visited.warpObj(w);
+    const kept = this.lazy[e];
+    if (kept !== undefined) return kept;
+    const again = this.successor(e, this.visited.warpObj(this.table.at(this.stepLocal.get(e), 1)));
+    this.lazy[e] = again;
+    return again;
+  }
+
+  /**
+   * Forgets the successor objects of local `loc`'s steps that are not interned: the search calls
+   * it where it expects not to need them (a one-warp state once expanded, a state a forced chain
+   * passed); `warpObj` computes one again if it is asked for after all.
+   */
+  dropLazy(loc: number): void {
+    for (let e = this.localStart.get(loc), end = this.localStart.get(loc + 1); e < end; e++)
+      this.lazy[e] = undefined;
+  }
+
   /** The id of step `e`'s successor warp (interned on first use when `LAZY`); -1 for a stop. */
   warpOf(e: number): number {
     const w = this.stepWarp.get(e);
     if (w !== LAZY) return w;
-    const id = this.visited.warpId(this.lazy.get(e)!);
-    this.lazy.delete(e);
+    const id = this.visited.warpId(this.warpObj(e), STEP_ORIGIN, e);
+    this.lazy[e] = undefined;
     this.stepWarp.set(e, id);
     return id;
   }
@@ -143,7 +187,7 @@ export class LocalSteps {
     if (id !== before) return id;
     const { machine, visited } = this;
     const mem = visited.memObjs[mid]!;
-    const warp = visited.warpObjs[wid]!;
+    const warp = visited.warpObj(wid);
     const ws = given ?? machine.warpSteps(k, warp, mem);
     if (this.por || this.groups) {
       // EXIT priority (one group, acyclic) before the warp-level ample set: it is never larger.
@@ -203,6 +247,7 @@ export class LocalSteps {
       if (this.checkGraph && this.offGraph === null && leavesGraph(machine, warp, st))
         this.offGraph = st.issue;
       this.stepOf.push(k);
+      this.stepLocal.push(id);
       this.stepPc.push(st.issue.pc);
       this.stepChain.push(
         this.accel && chainable(machine.ops, st, mem, this.accel.plant, this.oneWarp) ? 1 : 0,
@@ -214,14 +259,18 @@ export class LocalSteps {
       if (st.stop) {
         this.stepStop.push(this.stops.length);
         this.stops.push(st.stop);
+        this.lazy.push(undefined);
         this.stepWarp.push(-1);
         this.stepMem.push(-1);
       } else {
         this.stepStop.push(-1);
         if (from >= 0 && (i < from || i >= to)) {
-          this.lazy.set(this.stepWarp.length, st.warp!);
+          this.lazy.push(st.warp!);
           this.stepWarp.push(LAZY);
-        } else this.stepWarp.push(visited.warpId(st.warp!));
+        } else {
+          this.lazy.push(undefined);
+          this.stepWarp.push(visited.warpId(st.warp!, STEP_ORIGIN, this.stepWarp.length));
+        }
         this.stepMem.push(st.memory === mem ? mid : visited.memId(st.memory!));
       }
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { explore } from './exhaustive.ts';
-import { HEAP_SHARE, memoryOver } from './memoryBudget.ts';
+import { HEAP_SHARE, LIVE_SHARE, memoryOver } from './memoryBudget.ts';
 import { SPINLOCK_W2 } from '../core/coreTesting.ts';
 import { machineFor } from '../scenario/session.ts';
 import { loadProgram, resolveLaunch } from '../scenario/loadProgram.ts';
@@ -15,20 +15,66 @@ describe('memory budget (memoryBudget.ts)', () => {
 
   it('stops when the heap nears V8 own limit even far below the resident budget', () => {
     // The crash this guards against: a worker died with "heap out of memory" at 4 GB while the
-    // default budget was 8 GB resident (count_above at W = 32, --timeout 600).
+    // default budget was 8 GB resident (count_above at W = 32, --timeout 600). Without a collector
+    // the figure read is all there is: over HEAP_SHARE of the limit stops.
     const limit = 4144 * MB;
-    const near = memoryOver(8192, () => ({
-      rss: 4300 * MB,
-      heapUsed: Math.ceil(HEAP_SHARE * limit) + MB,
-      heapLimit: limit,
-    }));
+    const noCollector = () => false;
+    const near = memoryOver(
+      8192,
+      () => ({ rss: 4300 * MB, heapUsed: Math.ceil(HEAP_SHARE * limit) + MB, heapLimit: limit }),
+      noCollector,
+    );
     expect(near).toMatch(/JavaScript heap at 3,52\d MB of its 4,144 MB limit/);
-    const below = memoryOver(8192, () => ({
-      rss: 4300 * MB,
-      heapUsed: Math.floor(HEAP_SHARE * limit) - MB,
-      heapLimit: limit,
-    }));
+    const below = memoryOver(
+      8192,
+      () => ({ rss: 4300 * MB, heapUsed: Math.floor(HEAP_SHARE * limit) - MB, heapLimit: limit }),
+      noCollector,
+    );
     expect(below).toBeNull();
+  });
+
+  it('judges the heap after a full collection: garbage does not stop a search, live data does', () => {
+    const limit = 4000 * MB;
+    // Before the collection 3,600 MB in use (over HEAP_SHARE = 3,400 MB); after it, `live`.
+    const figures = (live: number) => {
+      let collected = false;
+      return {
+        read: () => ({ rss: 5000 * MB, heapUsed: collected ? live : 3600 * MB, heapLimit: limit }),
+        collect: () => (collected = true),
+        collected: () => collected,
+      };
+    };
+    const mostlyGarbage = figures(1800 * MB);
+    expect(memoryOver(8192, mostlyGarbage.read, mostlyGarbage.collect)).toBeNull();
+    expect(mostlyGarbage.collected()).toBe(true);
+    // Live data past LIVE_SHARE (3,000 MB) stops, so that the search does not collect at every
+    // check in the last tenth of the heap.
+    const live = figures(Math.ceil(LIVE_SHARE * limit) + MB);
+    expect(memoryOver(8192, live.read, live.collect)).toMatch(
+      /JavaScript heap at 3,001 MB live of its 4,000 MB limit/,
+    );
+    // Under both thresholds nothing is collected.
+    const calm = { n: 0 };
+    const none = memoryOver(
+      8192,
+      () => ({ rss: 100 * MB, heapUsed: 100 * MB, heapLimit: limit }),
+      () => (calm.n++, true),
+    );
+    expect(none).toBeNull();
+    expect(calm.n).toBe(0);
+  });
+
+  it('judges the resident budget after a collection too', () => {
+    let collected = false;
+    const read = () => ({
+      rss: collected ? 900 * MB : 1100 * MB,
+      heapUsed: 0,
+      heapLimit: 4000 * MB,
+    });
+    expect(memoryOver(1000, read, () => (collected = true))).toBeNull();
+    collected = false;
+    const stays = () => ({ rss: 1100 * MB, heapUsed: 0, heapLimit: 4000 * MB });
+    expect(memoryOver(1000, stays, () => true)).toMatch(/^1000 MB resident; 1,100 MB in use/);
   });
 
   it('a search over budget ends bound-reached (memory), never a verdict of its own', () => {

@@ -1,7 +1,24 @@
 import type { Memory } from '../lanes/memory.ts';
 import { KeyWriter } from '../machine/key.ts';
 import type { Machine, MachineState, WarpState } from '../machine/machine.ts';
-import { int32 } from './growable.ts';
+import { int32, uint8 } from './growable.ts';
+
+/**
+ * How a warp was first met (`VisitedStates`): `STEP_ORIGIN` — the successor of step a of the
+ * expansion cache; `CHAIN_ORIGIN` — b steps of a plain chain (`followChain`) past that successor;
+ * `FORCED_ORIGIN` — b steps of a forced walk (`Chains.followForced`) from local a. `NO_ORIGIN`: kept.
+ */
+export const NO_ORIGIN = 0;
+export const STEP_ORIGIN = 1;
+export const CHAIN_ORIGIN = 2;
+export const FORCED_ORIGIN = 3;
+export type Origin = 0 | 1 | 2 | 3;
+
+/** Follows origins again (`Chains`): the warp one starts from, and its object from that warp's. */
+export interface Origins {
+  from(kind: Origin, a: number): number;
+  follow(kind: Origin, a: number, b: number, from: WarpState): WarpState;
+}
 import { TupleTable, VectorTable } from './tables.ts';
 
 /**
@@ -11,10 +28,32 @@ import { TupleTable, VectorTable } from './tables.ts';
  * `memoryKey`; with the dead-value reduction, exact on every value that can still be read), with
  * the first-seen object as the representative of each id. Each state keeps its breadth-first
  * parent, the choice taken from it and its depth.
+ *
+ * Memory (issue 16: at W = 32 the representatives were most of the live heap, about 7 KB per
+ * stored state): a warp keeps how it was first met, its _origin_ (`Origin`): the successor of an
+ * expanded step, the end of a chain after one, or the end of a forced walk from a local. Its object
+ * may be dropped (`dropWarp`) where the search no longer expects to read it — a chain start once
+ * its chain is memoized, a one-warp state once expanded — and `warpObj` computes it again from
+ * its origin: the machine is deterministic (`Machine.warpSteps` is a pure function), so the same
+ * steps from the same warp give the same object. Each object computed again is checked against
+ * the key it was interned with. The initial state has no origin and is always kept.
  */
 export class VisitedStates {
   private readonly warpTable = new VectorTable();
-  readonly warpObjs: WarpState[] = [];
+  /** Representatives by warp id; `undefined` once dropped (read them through `warpObj`). */
+  private readonly warpObjs: (WarpState | undefined)[] = [];
+  /** Per warp id: its origin's kind (`Origin`, 0: none) and its two numbers. */
+  private readonly originKind = uint8();
+  private readonly originA = int32();
+  private readonly originB = int32();
+  /** How an origin is followed again (set by `explore`); null: nothing is ever dropped. */
+  origins: Origins | null = null;
+  /** The law only (`ExploreOptions.stressOrigins`): a warp with an origin is dropped at once. */
+  stress = false;
+  /** The law's planted bug (`ExploreOptions.plantUnsoundOrigins`): chains one step too long. */
+  plantChainOneMore = false;
+  /** Objects computed again from their origin (for the tally and the tests). */
+  recomputed = 0;
   private readonly memTable = new VectorTable();
   readonly memObjs: Memory[] = [];
   private readonly states: TupleTable;
@@ -56,13 +95,75 @@ export class VisitedStates {
     this.states.copy(id, out);
   }
 
-  warpId(ws: WarpState): number {
+  /**
+   * The id of `ws`'s class, interning it when new; `origin`: the step `ws` is the successor of
+   * (-1: none), recorded for a new id so that its object may be dropped and computed again.
+   */
+  warpId(ws: WarpState, origin: Origin = NO_ORIGIN, a = 0, b = 0): number {
     const kw = this.kw;
     kw.reset();
     this.machine.warpKey(ws, kw, this.reduced);
     const id = this.warpTable.intern(kw.buf, kw.length);
-    if (id === this.warpObjs.length) this.warpObjs.push(ws);
+    // A dropped representative is not replaced by `ws` (another member of the class): it is
+    // computed again, the same object, so every search reads the representatives it always did.
+    if (id === this.warpObjs.length) {
+      const drop = this.stress && this.origins !== null && origin !== NO_ORIGIN;
+      this.warpObjs.push(drop ? undefined : ws);
+      this.originKind.push(origin);
+      this.originA.push(a);
+      this.originB.push(this.plantChainOneMore && origin === CHAIN_ORIGIN ? b + 1 : b);
+    }
     return id;
+  }
+
+  /** Interned warps. */
+  get warps(): number {
+    return this.warpObjs.length;
+  }
+
+  /** The representative of warp `id`, computed again from its origin when it was dropped. */
+  warpObj(id: number): WarpState {
+    const w = this.warpObjs[id];
+    if (w !== undefined) return w;
+    // The warp an origin starts from may itself be dropped: walk up to the nearest kept one (it
+    // was interned before, so ids fall and the walk ends at the latest at the initial state, which
+    // is always kept), then compute each level again, keeping them.
+    const origins = this.origins!;
+    const path: number[] = [];
+    let cur = id;
+    while (this.warpObjs[cur] === undefined) {
+      path.push(cur);
+      cur = origins.from(this.originKind.get(cur) as Origin, this.originA.get(cur));
+    }
+    let obj = this.warpObjs[cur]!;
+    for (let i = path.length - 1; i >= 0; i--) {
+      const at = path[i]!;
+      obj = origins.follow(
+        this.originKind.get(at) as Origin,
+        this.originA.get(at),
+        this.originB.get(at),
+        obj,
+      );
+      // The same class, or the machine was not deterministic: never go on with another state.
+      this.kw.reset();
+      this.machine.warpKey(obj, this.kw, this.reduced);
+      if (!this.sameVector(this.warpTable.get(at)))
+        throw new Error(`warp ${at} computed again from its origin is another state`);
+      this.warpObjs[at] = obj;
+      this.recomputed++;
+    }
+    return obj;
+  }
+
+  /** `w` is warp `id`'s representative as kept now (no object is computed to say so). */
+  isRepresentative(id: number, w: WarpState): boolean {
+    return this.warpObjs[id] === w;
+  }
+
+  /** Forgets warp `id`'s object if it can be computed again (it has an origin). */
+  dropWarp(id: number): void {
+    if (this.origins !== null && id >= 0 && this.originKind.get(id) !== NO_ORIGIN)
+      this.warpObjs[id] = undefined;
   }
 
   memId(m: Memory): number {
@@ -100,7 +201,7 @@ export class VisitedStates {
   rebuild(id: number): MachineState {
     const K = this.tuple.length - 1;
     const warps: WarpState[] = new Array(K);
-    for (let k = 0; k < K; k++) warps[k] = this.warpObjs[this.states.at(id, k)]!;
+    for (let k = 0; k < K; k++) warps[k] = this.warpObj(this.states.at(id, k));
     return { warps, memory: this.memObjs[this.states.at(id, K)]! };
   }
 

@@ -59,7 +59,7 @@ export class WarpSymmetry {
     }
     let p = this.pins[wid]!;
     if (p === 0) {
-      p = this.machine.warpPinned!(this.visited.warpObjs[wid]!) ? 2 : 1;
+      p = this.machine.warpPinned!(this.visited.warpObj(wid)) ? 2 : 1;
       this.pins[wid] = p;
     }
     return p === 2 && this.plant !== 'permute-pinned';
