@@ -16,22 +16,19 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { machineOf } from '../testing/run.ts';
-import { bsyncLoops, checkFindings, groupKernels } from '../testing/groupKernels.ts';
+import {
+  checkFindings,
+  itsLoopMachine,
+  itsLoopSetups,
+  type ItsLoopSetup,
+} from '../testing/groupKernels.ts';
 import { expectSameOutcomes } from '../testing/outcomes.ts';
+import { machineOf } from '../testing/run.ts';
 import { explore, type Budget } from './exhaustive.ts';
 import type { PlantUnsoundSummaries } from './laneChains.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 const SEED = 20261127;
-
-const setups = fc.record({
-  text: fc.oneof(groupKernels, bsyncLoops, bsyncLoops),
-  grouping: fc.constantFrom('maximal', 'maximal', 'single'),
-  laneSymmetry: fc.boolean(),
-  deadValues: fc.boolean(),
-  widen: fc.constantFrom(0, 2),
-});
 
 interface Tally {
   compared: number;
@@ -41,15 +38,8 @@ interface Tally {
   verified: number;
 }
 
-type Setup = typeof setups extends fc.Arbitrary<infer T> ? T : never;
-
-function check(s: Setup, tally: Tally, plant?: PlantUnsoundSummaries): void {
-  const label = `${JSON.stringify({ ...s, text: undefined })}\n${s.text}`;
-  const machine = machineOf(s.text, 'its', {
-    options: { grouping: s.grouping },
-    laneSymmetry: s.laneSymmetry,
-    widen: s.widen,
-  });
+function check(s: ItsLoopSetup, tally: Tally, plant?: PlantUnsoundSummaries): void {
+  const { machine, label } = itsLoopMachine(s);
   const reduce = { deadValues: s.deadValues };
   const plain = explore(machine, budget, undefined, {
     reduce: { ...reduce, chainSummaries: false },
@@ -77,7 +67,7 @@ describe('summaries of chains by their running lanes (issue 16)', () => {
   it('answer each chain as walking it does, and change no state, transition or outcome', () => {
     const tally: Tally = { compared: 0, hit: 0, verified: 0 };
     fc.assert(
-      fc.property(setups, (s) => check(s, tally)),
+      fc.property(itsLoopSetups, (s) => check(s, tally)),
       { seed: SEED, numRuns: 100 },
     );
     // The kernels must be answered by summaries, not only pass by them (seed 20261127, 100 runs:
@@ -92,7 +82,7 @@ describe('summaries of chains by their running lanes (issue 16)', () => {
     const tally: Tally = { compared: 0, hit: 0, verified: 0 };
     expect(() =>
       fc.assert(
-        fc.property(setups, (s) => check(s, tally, 'drop-masks')),
+        fc.property(itsLoopSetups, (s) => check(s, tally, 'drop-masks')),
         { seed: SEED, numRuns: 250 },
       ),
     ).toThrow();

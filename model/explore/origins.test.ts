@@ -13,23 +13,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { machineOf } from '../testing/run.ts';
-import { bsyncLoops, checkFindings, groupKernels } from '../testing/groupKernels.ts';
+import {
+  checkFindings,
+  itsLoopMachine,
+  itsLoopSetups,
+  type ItsLoopSetup,
+} from '../testing/groupKernels.ts';
 import { expectSameOutcomes } from '../testing/outcomes.ts';
 import { explore, type Budget } from './exhaustive.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 const SEED = 20261128;
-
-const setups = fc.record({
-  text: fc.oneof(groupKernels, bsyncLoops, bsyncLoops),
-  grouping: fc.constantFrom('maximal', 'maximal', 'single'),
-  laneSymmetry: fc.boolean(),
-  deadValues: fc.boolean(),
-  widen: fc.constantFrom(0, 2),
-});
-
-type Setup = typeof setups extends fc.Arbitrary<infer T> ? T : never;
 
 interface Tally {
   compared: number;
@@ -37,13 +31,8 @@ interface Tally {
   recomputed: number;
 }
 
-function check(s: Setup, tally: Tally, plant = false): void {
-  const label = `${JSON.stringify({ ...s, text: undefined })}\n${s.text}`;
-  const machine = machineOf(s.text, 'its', {
-    options: { grouping: s.grouping },
-    laneSymmetry: s.laneSymmetry,
-    widen: s.widen,
-  });
+function check(s: ItsLoopSetup, tally: Tally, plant = false): void {
+  const { machine, label } = itsLoopMachine(s);
   const reduce = { deadValues: s.deadValues };
   const plain = explore(machine, budget, undefined, { reduce });
   if (plain.bound !== null) return;
@@ -68,7 +57,7 @@ describe('origins: dropped warp objects computed again (issue 16)', () => {
   it('computing every object again from its origin changes no state, transition or outcome', () => {
     const tally: Tally = { compared: 0, recomputed: 0 };
     fc.assert(
-      fc.property(setups, (s) => check(s, tally)),
+      fc.property(itsLoopSetups, (s) => check(s, tally)),
       { seed: SEED, numRuns: 60 },
     );
     // The law must exercise the origins, not only pass by them.
@@ -80,7 +69,7 @@ describe('origins: dropped warp objects computed again (issue 16)', () => {
     const tally: Tally = { compared: 0, recomputed: 0 };
     expect(() =>
       fc.assert(
-        fc.property(setups, (s) => check(s, tally, true)),
+        fc.property(itsLoopSetups, (s) => check(s, tally, true)),
         { seed: SEED, numRuns: 60, includeErrorInReport: true },
       ),
     ).toThrow(/computed again from its origin is another state/);

@@ -7,7 +7,7 @@ import { randomKernel } from '../explore/randomKernels.ts';
 import type { ExploreResult } from '../explore/exhaustive.ts';
 import type { Machine } from '../machine/machine.ts';
 import { expectSameOutcomes } from './outcomes.ts';
-import { replay } from './run.ts';
+import { machineOf, replay } from './run.ts';
 
 /**
  * Kernels for the laws of the reductions among the lane groups of one warp (`groupPriority.ts`,
@@ -251,3 +251,30 @@ export const bsyncLoops: fc.Arbitrary<string> = fc
     lines.push('        BRA J ;');
     return lines.join('\n');
   });
+
+/**
+ * Searches of `its` over group kernels and loops that meet at their BSYNC, under each setting a
+ * chain or a walk depends on — grouping, lane symmetry, dead values, loop widening: the setups of
+ * the laws that compare two ways of running the same search (summaries of chains, origins).
+ */
+export const itsLoopSetups = fc.record({
+  text: fc.oneof(groupKernels, bsyncLoops, bsyncLoops),
+  grouping: fc.constantFrom('maximal', 'maximal', 'single'),
+  laneSymmetry: fc.boolean(),
+  deadValues: fc.boolean(),
+  widen: fc.constantFrom(0, 2),
+});
+
+export type ItsLoopSetup = typeof itsLoopSetups extends fc.Arbitrary<infer T> ? T : never;
+
+/** The machine of setup `s`, and a label that names it for a failing assertion. */
+export function itsLoopMachine(s: ItsLoopSetup): { machine: Machine; label: string } {
+  return {
+    machine: machineOf(s.text, 'its', {
+      options: { grouping: s.grouping },
+      laneSymmetry: s.laneSymmetry,
+      widen: s.widen,
+    }),
+    label: `${JSON.stringify({ ...s, text: undefined })}\n${s.text}`,
+  };
+}
