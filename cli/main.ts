@@ -147,7 +147,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
     )
     .option(
       '--max-memory <MB>',
-      'resident memory in MB past which a search stops with bound-reached (memory), judged after a full garbage collection; a search on the main thread also stops when its live JavaScript heap nears V8\'s limit (about 4 GB by default; NODE_OPTIONS=--max-old-space-size=MB raises it), while searches on worker threads (--workers, several searches) get a heap as large as this budget',
+      "resident memory in MB past which a search stops with bound-reached (memory), judged after a full garbage collection; a search on the main thread also stops when its live JavaScript heap nears V8's limit (about 4 GB by default; NODE_OPTIONS=--max-old-space-size=MB raises it), while searches on worker threads (--workers, several searches) get a heap as large as this budget",
       positiveInt('--max-memory'),
       8192,
     )

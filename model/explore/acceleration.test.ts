@@ -392,3 +392,53 @@ describe('chain acceleration (issue 16)', () => {
       expect(() => fc.assert(property(tally, plant), { seed: SEED, numRuns: 300 })).toThrow();
     }, 120_000);
 });
+
+describe('the total budget of acceleration (chains cut at the cap)', () => {
+  // ACCEL_PER_STATE = 10: the budget is 10 steps of capped chains per state of the states budget,
+  // and a chain is capped at the states budget (50 here) when that is below CHAIN_CAP.
+  const small: Budget = { maxStates: 50, maxDepth: 10_000, timeoutMs: 20_000 };
+
+  it('stops chains in a concrete loop that never ends: the states budget binds, soon', () => {
+    // A counter that meets its bound only after 2^32 turns: each chain runs to the cap without
+    // meeting a state twice; after 10 of them the 500 steps are spent and the plain search stores
+    // a state per step until its budget.
+    const text = [
+      '// @warpcheck warp-size=1 warps=1',
+      '\tFunction : k',
+      'L:',
+      '        IADD3 R1, R1, 0x1, RZ ;',
+      '        ISETP.NE.AND P0, PT, R1, RZ, PT ;',
+      '   @P0  BRA L ;',
+      '        EXIT ;',
+    ].join('\n');
+    const r = explore(machineOf(text, 'its'), small);
+    expect(r.bound).toBe('states');
+    expect(r.notes.join('\n')).toMatch(/10 chains reached the cap of 50 steps/);
+    expect(r.notes.join('\n')).toMatch(/acceleration stopped at its budget of 500 steps/);
+  });
+
+  it('does not count chains that end by themselves: they run however many there are', () => {
+    // Eight unknown branches, each to one of two arms of 40 additions into a register that is dead
+    // after the join; the arms are chains of about 40 steps that end by themselves (640 steps in
+    // all, past the 500 of the budget). Were they counted, the last arms would be stored step by
+    // step and the search would reach its states budget.
+    const lines = ['// @warpcheck warp-size=1 warps=1', '\tFunction : k'];
+    for (let b = 0; b < 8; b++) {
+      lines.push(
+        '        S2R R0, SR_CLOCKLO ;',
+        '        LOP3.LUT P0, RZ, R0, 0x1, RZ, 0xc0, !PT ;',
+        `   @P0  BRA A${b} ;`,
+      );
+      for (let i = 0; i < 40; i++) lines.push('        IADD3 R5, R5, 0x1, RZ ;');
+      lines.push(`        BRA J${b} ;`, `A${b}:`);
+      for (let i = 0; i < 40; i++) lines.push('        IADD3 R6, R6, 0x2, RZ ;');
+      lines.push(`J${b}:`);
+    }
+    lines.push('        EXIT ;');
+    const r = explore(machineOf(lines.join('\n'), 'its'), small);
+    expect(r.verdict).toBe('terminates');
+    expect(r.bound).toBeNull();
+    expect(r.accelerated).toBeGreaterThan(500);
+    expect(r.notes.join('\n')).not.toMatch(/acceleration stopped|reached the cap/);
+  });
+});

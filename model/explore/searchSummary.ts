@@ -49,7 +49,7 @@ export function searchNotes(f: SearchFacts): string[] {
           ? `; ${chains.capped} chain${plural(chains.capped, '', 's')} reached the cap of ${chains.cap.toLocaleString('en-US')} steps and stored the state reached`
           : '') +
         (chains.exhausted
-          ? `; acceleration stopped at its budget of ${chains.total.toLocaleString('en-US')} steps (${ACCEL_PER_STATE} per state of the states budget)`
+          ? `; acceleration stopped at its budget of ${chains.total.toLocaleString('en-US')} steps in chains cut at the cap (${ACCEL_PER_STATE} per state of the states budget)`
           : ''),
     );
   if (f.sawUnknownChoice)
