@@ -2,6 +2,7 @@ import type { Memory } from '../lanes/memory.ts';
 import { KeyWriter } from '../machine/key.ts';
 import type { Machine, MachineState, WarpState } from '../machine/machine.ts';
 import { int32, uint8 } from './growable.ts';
+import { TupleTable, VectorTable } from './tables.ts';
 
 /**
  * How a warp was first met (`VisitedStates`): `STEP_ORIGIN` — the successor of step a of the
@@ -14,12 +15,14 @@ export const CHAIN_ORIGIN = 2;
 export const FORCED_ORIGIN = 3;
 export type Origin = 0 | 1 | 2 | 3;
 
-/** Follows origins again (`Chains`): the warp one starts from, and its object from that warp's. */
+/**
+ * Follows origins again (set by `explore` from the expansion cache and `Chains`): the warp an
+ * origin starts from, and the object it leads to from that warp's object.
+ */
 export interface Origins {
   from(kind: Origin, a: number): number;
   follow(kind: Origin, a: number, b: number, from: WarpState): WarpState;
 }
-import { TupleTable, VectorTable } from './tables.ts';
 
 /**
  * The visited set of `explore` (a stage of its own; DESIGN.md "Performance notes"): a state is a
@@ -96,8 +99,8 @@ export class VisitedStates {
   }
 
   /**
-   * The id of `ws`'s class, interning it when new; `origin`: the step `ws` is the successor of
-   * (-1: none), recorded for a new id so that its object may be dropped and computed again.
+   * The id of `ws`'s class, interning it when new; for a new id, `origin` with its numbers `a`
+   * and `b` (`Origin`) says how `ws` was met, so that its object may be dropped and computed again.
    */
   warpId(ws: WarpState, origin: Origin = NO_ORIGIN, a = 0, b = 0): number {
     const kw = this.kw;
@@ -114,11 +117,6 @@ export class VisitedStates {
       this.originB.push(this.plantChainOneMore && origin === CHAIN_ORIGIN ? b + 1 : b);
     }
     return id;
-  }
-
-  /** Interned warps. */
-  get warps(): number {
-    return this.warpObjs.length;
   }
 
   /** The representative of warp `id`, computed again from its origin when it was dropped. */
