@@ -460,7 +460,9 @@ export class Chains {
         ? summaries!.lookup(k, startWarp, mid)
         : null;
     if (summary && !this.host.verifySummaries) {
-      tuple[k] = visited.warpId(summary.warp, CHAIN_ORIGIN, e, summary.steps);
+      // No origin: the summary assembles its end lane by lane, which may differ from the walked
+      // end in dead values; walking again would give another member of the class.
+      tuple[k] = visited.warpId(summary.warp);
       tuple[K] = mid;
       this.remember(slot, true, tuple[k]!, mid, summary.steps);
       // The memo answers this start from now on: its object can go (computed again if needed).
@@ -629,8 +631,10 @@ export class Chains {
   }
 
   /**
-   * Follows an origin again (`VisitedStates.warpObj`): a plain chain of `n` steps after step `e`
-   * from its successor `start`, as `followChain` walked it (each step the warp's only one).
+   * Follows an origin again (`VisitedStates.warpObj`): a plain chain of `n` steps after step `e`,
+   * from `start`, the representative of the chain start's class (`originStart`) — which the walk
+   * started from, and which under lane symmetry may be another member than the step's own
+   * successor — as `followChain` walked it (each step the warp's only one).
    */
   rewalk(e: number, n: number, start: WarpState): WarpState {
     const { machine, visited, cache } = this.host;
@@ -648,14 +652,25 @@ export class Chains {
   }
 
   /**
-   * Follows an origin again: `n` steps of a forced walk from local `slot`'s warp `from` — the
-   * cached forced step, then the group rules' picks (`followForced`).
+   * The warp a chain or forced-walk origin starts from: the chain start's class after step `e`
+   * (`CHAIN_ORIGIN`), or the state after local `slot`'s forced first step (`FORCED_ORIGIN`) — both
+   * interned by the walk, whose representatives the walk read.
    */
-  reforce(slot: number, n: number, from: WarpState): WarpState {
+  originStart(forced: boolean, a: number): number {
+    const cache = this.host.cache;
+    return cache.warpOf(forced ? cache.localStart.get(a) + cache.localAmpleFrom.get(a) : a);
+  }
+
+  /**
+   * Follows an origin again: `n` steps of a forced walk from local `slot`, from `first`, the
+   * representative of the state after its cached forced step (`originStart`), by the group rules'
+   * picks (`followForced`).
+   */
+  reforce(slot: number, n: number, first: WarpState): WarpState {
     const { machine, visited, cache, groups } = this.host;
     const k = cache.localKey(slot, 0);
     const mem = visited.memObjs[cache.localKey(slot, 2)]!;
-    let w = cache.successor(cache.localStart.get(slot) + cache.localAmpleFrom.get(slot), from);
+    let w = first;
     for (let i = 1; i < n; i++) {
       const ws = machine.warpSteps(k, w, mem);
       w = ws.steps[groups!.pick(w, ws, mem)!.from]!.warp!;

@@ -176,12 +176,15 @@ export function explore(
   // summaries, whose walks the origins would not repeat.
   if (accelPlant === null && !options.plantUnsoundSummaries)
     visited.origins = {
-      from: (kind, a) => cache.localKey(kind === FORCED_ORIGIN ? a : cache.localOf(a), 1),
+      from: (kind, a) =>
+        kind === STEP_ORIGIN
+          ? cache.localKey(cache.localOf(a), 1)
+          : chains!.originStart(kind === FORCED_ORIGIN, a),
       follow: (kind, a, b, from) =>
         kind === STEP_ORIGIN
           ? cache.successor(a, from)
           : kind === CHAIN_ORIGIN
-            ? chains!.rewalk(a, b, cache.successor(a, from))
+            ? chains!.rewalk(a, b, from)
             : chains!.reforce(a, b, from),
     };
   visited.stress = options.stressOrigins === true;

@@ -10,7 +10,7 @@ import { runInNewContext } from 'node:vm';
  * losing every result, so the search must stop before it. `HEAP_SHARE` of the limit leaves room
  * for the fair-cycle pass and the findings that follow a stopped search. Both figures are judged
  * after a full collection (`memoryOver`): what counts is what the search keeps. Worker threads of
- * `explore` get a heap limit as large as the budget (`cli/exploreWorker.ts`), so there the
+ * `explore` get a heap limit as large as the budget (`cli/exploreSearch.ts`, `cli/workerPool.ts`), so there the
  * resident budget, which the user sets, is the one that binds.
  */
 export const HEAP_SHARE = 0.85;
@@ -39,6 +39,12 @@ export function processMemory(): MemoryFigures {
  */
 export const LIVE_SHARE = 0.75;
 
+/**
+ * After a full collection the resident memory may fill at most this share of the budget, for the
+ * same reason: a search just under the budget would otherwise collect at every check.
+ */
+export const RESIDENT_SHARE = 0.9;
+
 /** V8's full collection, asked for at run time (`--expose-gc` set from here); null if refused. */
 let collector: (() => void) | null | undefined;
 
@@ -61,8 +67,8 @@ export function collectGarbage(): boolean {
  * the search keeps, not on garbage V8 has not yet collected: V8 collects the old generation
  * lazily, and a large search stood at half garbage when the heap check stopped it (`count_above`,
  * W = 32, issue 16: 3.5 GB of heap in use, about 1.8 GB of it live). So when either figure is over,
- * the check collects (`collect`) and reads again; it stops if the resident memory is still over
- * the budget or the live heap fills more than `LIVE_SHARE` of V8's limit.
+ * the check collects (`collect`) and reads again; it stops if the resident memory still fills more
+ * than `RESIDENT_SHARE` of the budget or the live heap more than `LIVE_SHARE` of V8's limit.
  */
 export function memoryOver(
   maxMemoryMb: number,
@@ -75,7 +81,8 @@ export function memoryOver(
   const collected = collect();
   if (collected) f = read();
   const mb = (n: number) => Math.round(n / 1048576).toLocaleString('en-US');
-  if (rssOver(f)) return `${maxMemoryMb} MB resident; ${mb(f.rss)} MB in use`;
+  const residentLimit = (collected ? RESIDENT_SHARE : 1) * maxMemoryMb * 1048576;
+  if (f.rss > residentLimit) return `${maxMemoryMb} MB resident; ${mb(f.rss)} MB in use`;
   if (f.heapUsed > (collected ? LIVE_SHARE : HEAP_SHARE) * f.heapLimit)
     return `the JavaScript heap at ${mb(f.heapUsed)} MB${collected ? ' live' : ''} of its ${mb(f.heapLimit)} MB limit; raise the limit with NODE_OPTIONS=--max-old-space-size=MB`;
   return null;

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Memory } from '../lanes/memory.ts';
 import { KeyWriter } from '../machine/key.ts';
 import type { Machine, MachineState, WarpState } from '../machine/machine.ts';
@@ -51,8 +52,13 @@ export class VisitedStates {
   private readonly originB = int32();
   /** How an origin is followed again (set by `explore`); null: nothing is ever dropped. */
   origins: Origins | null = null;
-  /** The law only (`ExploreOptions.stressOrigins`): a warp with an origin is dropped at once. */
+  /**
+   * The law only (`ExploreOptions.stressOrigins`): a warp with an origin is dropped at once, and
+   * its first-seen object is kept here so that each object computed again is compared with it in
+   * full — the key check alone would let another member of the class pass (lane symmetry).
+   */
   stress = false;
+  private readonly originals: (WarpState | undefined)[] = [];
   /** The law's planted bug (`ExploreOptions.plantUnsoundOrigins`): chains one step too long. */
   plantChainOneMore = false;
   /** Objects computed again from their origin (for the tally and the tests). */
@@ -112,6 +118,7 @@ export class VisitedStates {
     if (id === this.warpObjs.length) {
       const drop = this.stress && this.origins !== null && origin !== NO_ORIGIN;
       this.warpObjs.push(drop ? undefined : ws);
+      if (this.stress) this.originals[id] = ws;
       this.originKind.push(origin);
       this.originA.push(a);
       this.originB.push(this.plantChainOneMore && origin === CHAIN_ORIGIN ? b + 1 : b);
@@ -147,6 +154,8 @@ export class VisitedStates {
       this.machine.warpKey(obj, this.kw, this.reduced);
       if (!this.sameVector(this.warpTable.get(at)))
         throw new Error(`warp ${at} computed again from its origin is another state`);
+      if (this.stress && !isDeepStrictEqual(obj, this.originals[at]))
+        throw new Error(`warp ${at} computed again from its origin is another member of its class`);
       this.warpObjs[at] = obj;
       this.recomputed++;
     }
