@@ -76,13 +76,13 @@ export function memoryOver(
   collect: () => boolean = collectGarbage,
 ): string | null {
   let f = read();
-  const rssOver = (g: MemoryFigures) => g.rss > maxMemoryMb * 1048576;
-  if (!rssOver(f) && f.heapUsed <= HEAP_SHARE * f.heapLimit) return null;
+  const budget = maxMemoryMb * 1048576;
+  if (f.rss <= budget && f.heapUsed <= HEAP_SHARE * f.heapLimit) return null;
   const collected = collect();
   if (collected) f = read();
   const mb = (n: number) => Math.round(n / 1048576).toLocaleString('en-US');
-  const residentLimit = (collected ? RESIDENT_SHARE : 1) * maxMemoryMb * 1048576;
-  if (f.rss > residentLimit) return `${maxMemoryMb} MB resident; ${mb(f.rss)} MB in use`;
+  if (f.rss > (collected ? RESIDENT_SHARE : 1) * budget)
+    return `${maxMemoryMb} MB resident; ${mb(f.rss)} MB in use`;
   if (f.heapUsed > (collected ? LIVE_SHARE : HEAP_SHARE) * f.heapLimit)
     return `the JavaScript heap at ${mb(f.heapUsed)} MB${collected ? ' live' : ''} of its ${mb(f.heapLimit)} MB limit; raise the limit with NODE_OPTIONS=--max-old-space-size=MB`;
   return null;
