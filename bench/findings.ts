@@ -7,6 +7,8 @@
  *   npm run findings -- --max-states N --timeout S --warp-size W
  *   npm run findings -- --only NAME        only files whose name contains NAME (prints, no write)
  *   npm run findings -- --no-write         print only
+ *   npm run findings -- --shard 1/2        every second kernel from the first (prints, no write):
+ *                                          shards run side by side on a machine's cores
  *
  * Kernel entries: an nvdisasm listing marks them (`.other NAME,@"STO_CUDA_ENTRY …"`); a listing
  * without those marks (cuobjdump, fragments) is taken to have a kernel in every function that holds
@@ -33,6 +35,8 @@ interface Args {
   readonly warpSize: number;
   readonly only: string | null;
   readonly write: boolean;
+  /** Kernel k (in file and function order, from 0) runs when k mod `of` = `index` − 1. */
+  readonly shard: { readonly index: number; readonly of: number } | null;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -41,12 +45,20 @@ function parseArgs(argv: readonly string[]): Args {
     return i >= 0 ? argv[i + 1]! : null;
   };
   const only = at('--only');
+  const shardArg = at('--shard');
+  const shardMatch = shardArg === null ? null : /^(\d+)\/(\d+)$/.exec(shardArg);
+  const shard = shardMatch ? { index: Number(shardMatch[1]), of: Number(shardMatch[2]) } : null;
+  if (shardArg !== null && !(shard && shard.index >= 1 && shard.index <= shard.of)) {
+    console.error(`--shard takes i/n with 1 ≤ i ≤ n (e.g. 1/2), not ${shardArg}`);
+    process.exit(2);
+  }
   return {
     maxStates: Number(at('--max-states') ?? 200_000),
     timeoutS: Number(at('--timeout') ?? 10),
     warpSize: Number(at('--warp-size') ?? 4),
     only,
-    write: only === null && !argv.includes('--no-write'),
+    write: only === null && shard === null && !argv.includes('--no-write'),
+    shard,
   };
 }
 
@@ -94,6 +106,8 @@ function runAll(a: Args): { rows: Row[]; skipped: { file: string; flag: string }
     entries: IndexEntry[];
   };
   const rows: Row[] = [];
+  /** Kernels met so far, in file and function order (`--shard`). */
+  let kernel = 0;
   const skipped: { file: string; flag: string }[] = [];
   const files = index.entries
     .filter((e) => e.file.endsWith('.sass'))
@@ -119,6 +133,8 @@ function runAll(a: Args): { rows: Row[]; skipped: { file: string; flag: string }
     const prog = first.value.program;
     const { names, rule } = kernelEntries(text, prog);
     for (const fn of names) {
+      const k = kernel++;
+      if (a.shard && k % a.shard.of !== a.shard.index - 1) continue;
       const loaded = loadProgram(text, e.file, { entry: fn });
       const results: Row['results'] = {};
       for (const id of MECHANISMS) {
