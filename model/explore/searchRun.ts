@@ -395,17 +395,16 @@ export class SearchRun {
     this.amplePerm.length = 0;
     this.ampleExtra.length = 0;
     for (let e = from; e < end; e++) {
-      for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
-      tuple[ample] = cache.warpOf(e);
-      tuple[K] = cache.stepMem.get(e);
       // An accelerated chain may follow the step (acceleration.ts): after any ample step when
       // `chainAfterAny`, else only after a one-step ample set's step; a forced chain may go
       // on from where it ends (or from the successor itself).
-      const extra = chains
-        ? (this.chainAfterAny || end - from === 1
-            ? chains.follow(ample, e, locals[ample]!, tuple, this.chainAfterAny)
-            : 0) + (forcedAfter ? chains.followForced(ample, tuple) : 0)
-        : 0;
+      const extra = this.successor(
+        ample,
+        e,
+        locals[ample]!,
+        this.chainAfterAny || end - from === 1,
+        forcedAfter,
+      );
       const size = visited.size;
       const to = this.add(head, before + (e - from), d + 1, headSteps + 1 + extra);
       this.ampleTo.push(to);
@@ -427,9 +426,8 @@ export class SearchRun {
    * full, its successor (a stop is recorded as an outcome, its edge -1).
    */
   private recordEdges(head: number, d: number, nSteps: number, ample: AmpleSet | null): void {
-    const { cache, visited, chains, K, locals, parentTuple, edgeTo, edgeStep, edgePerm } = this;
-    const { localStart, stepStop, stops, stepMem, stepUnknown } = cache;
-    const tuple = visited.tuple;
+    const { cache, visited, chains, K, locals, edgeTo, edgeStep, edgePerm } = this;
+    const { localStart, stepStop, stops, stepUnknown } = cache;
     const headSteps = visited.stepsOf.get(head);
     const full = ample === null || ample.full;
     let c = 0;
@@ -469,17 +467,10 @@ export class SearchRun {
               c,
             );
         } else {
-          for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
-          tuple[k] = cache.warpOf(e);
-          tuple[K] = stepMem.get(e);
           // An accelerated chain may follow the step (acceleration.ts): the state's only step, or,
           // when `chainAfterAny`, any step whose successor is intermediate; with one warp, a
           // forced chain may go on from where it ends (or from the successor itself).
-          const extra = chains
-            ? (nSteps === 1 || this.chainAfterAny
-                ? chains.follow(k, e, loc, tuple, this.chainAfterAny)
-                : 0) + (K === 1 ? chains.followForced(k, tuple) : 0)
-            : 0;
+          const extra = this.successor(k, e, loc, nSteps === 1 || this.chainAfterAny, K === 1);
           const size = visited.size;
           to = this.add(head, c, d + 1, headSteps + 1 + extra);
           perm = this.lastPerm;
@@ -491,6 +482,25 @@ export class SearchRun {
         edgePerm?.push(perm);
       }
     }
+  }
+
+  /**
+   * Step `e` of warp `k` (local `loc`) from the state being expanded: its successor into
+   * `visited.tuple` — or the end of the chain that follows it (`chain`: a plain chain may start
+   * there, `Chains.follow`) and of the forced chain after that (`forced`, `Chains.followForced`).
+   * Returns the steps accelerated past the first.
+   */
+  private successor(k: number, e: number, loc: number, chain: boolean, forced: boolean): number {
+    const { cache, chains, K, parentTuple } = this;
+    const tuple = this.visited.tuple;
+    for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
+    tuple[K] = cache.stepMem.get(e);
+    let extra = chains && chain ? chains.follow(k, e, loc, tuple, this.chainAfterAny) : 0;
+    // No chain: the successor itself (interned here, not before: a start a summary answers is
+    // never interned).
+    if (extra === 0) tuple[k] = cache.warpOf(e);
+    if (chains && forced) extra += chains.followForced(k, tuple);
+    return extra;
   }
 
   /** Adds the state in `visited.tuple` (under warp symmetry, put in canonical order first). */
