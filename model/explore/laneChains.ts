@@ -120,6 +120,7 @@ export class LaneChains {
       this.order[n++] = l;
     }
     this.n = n;
+    sink.finish();
     sink.sortLanes(this.order, n);
     const key = this.key;
     key.reset();
@@ -217,7 +218,11 @@ export class LaneChains {
 
 /**
  * Collects the signatures of the lanes of `M` from a warp writer: each lane's own values in the
- * order written, and its membership (0/1) of each lane set in turn; the warp-wide numbers apart.
+ * order written, then its membership of every lane set, 30 sets to a number (bit k of word w: the
+ * lane is in set 30·w + k) — the layout of `LaneCanon`'s signatures, on which lane symmetry
+ * already rests; the warp-wide numbers and the count of sets apart. (One number per lane and set,
+ * as this sink first wrote them, made projections of a 32-lane warp about a thousand numbers
+ * long, and hashing them a tenth of a W = 32 search.)
  */
 class ProjectionSink implements KeySink {
   private M = 0;
@@ -225,19 +230,27 @@ class ProjectionSink implements KeySink {
   private readonly len: Int32Array;
   private plain = new Float64Array(64);
   private plainLen = 0;
+  /** The lane sets written, in order, and the membership words computed from them. */
+  private sets = new Int32Array(64);
+  private nSets = 0;
+  private words = 0;
+  private member: Int32Array;
 
   constructor(
-    warpSize: number,
+    private readonly warpSize: number,
     private readonly dropMasks: boolean,
   ) {
     this.vals = Array.from({ length: warpSize }, () => new Float64Array(64));
     this.len = new Int32Array(warpSize);
+    this.member = new Int32Array(warpSize * 4);
   }
 
   reset(M: number): void {
     this.M = M;
     this.len.fill(0);
     this.plainLen = 0;
+    this.nSets = 0;
+    this.words = 0;
   }
 
   push(v: number): void {
@@ -256,10 +269,12 @@ class ProjectionSink implements KeySink {
 
   mask(m: number): void {
     if (this.dropMasks) return;
-    for (let r = this.M; r !== 0; r &= r - 1) {
-      const l = 31 - Math.clz32(r & -r);
-      this.lane(l, (m >>> l) & 1);
+    if (this.nSets === this.sets.length) {
+      const next = new Int32Array(this.sets.length * 2);
+      next.set(this.sets);
+      this.sets = next;
     }
+    this.sets[this.nSets++] = m | 0;
   }
 
   lane(l: number, v: number): void {
@@ -270,13 +285,40 @@ class ProjectionSink implements KeySink {
     this.lane(l, m);
   }
 
-  /** Lexicographic order of two lanes' signatures (a shorter prefix first). */
+  /** The membership words of the lanes of `M` (after the warp is written, before `sortLanes`). */
+  finish(): void {
+    const words = (this.words = Math.ceil(this.nSets / 30));
+    const need = this.warpSize * words;
+    if (this.member.length < need) this.member = new Int32Array(need * 2);
+    const member = this.member;
+    member.fill(0, 0, need);
+    const M = this.M;
+    for (let k = 0; k < this.nSets; k++) {
+      const w = (k / 30) | 0;
+      const bit = 1 << (k % 30);
+      for (let m = this.sets[k]! & M; m !== 0; m &= m - 1)
+        member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
+    }
+  }
+
+  /**
+   * Lexicographic order of two lanes' signatures: their values (a shorter prefix first), then
+   * their membership words.
+   */
   private compare(a: number, b: number): number {
     const x = this.vals[a]!;
     const y = this.vals[b]!;
     const n = Math.min(this.len[a]!, this.len[b]!);
     for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-    return this.len[a]! - this.len[b]!;
+    const d = this.len[a]! - this.len[b]!;
+    if (d !== 0) return d;
+    const words = this.words;
+    const member = this.member;
+    for (let w = 0; w < words; w++) {
+      const e = member[a * words + w]! - member[b * words + w]!;
+      if (e !== 0) return e;
+    }
+    return 0;
   }
 
   /** Sorts `order[0 .. n-1]` by signature (insertion sort: stable, n ≤ 32). */
@@ -292,17 +334,23 @@ class ProjectionSink implements KeySink {
     }
   }
 
-  /** The warp-wide numbers, then each lane's signature in `order`, each with its length. */
+  /**
+   * The warp-wide numbers and the count of lane sets, then each lane's signature in `order`: its
+   * values with their count, and its membership words.
+   */
   writeKey(out: KeyWriter, order: Int32Array, n: number): void {
     out.push(this.plainLen);
     for (let i = 0; i < this.plainLen; i++) out.push(this.plain[i]!);
+    out.push(this.nSets);
     out.push(n);
+    const words = this.words;
     for (let i = 0; i < n; i++) {
       const l = order[i]!;
       const len = this.len[l]!;
       out.push(len);
       const v = this.vals[l]!;
       for (let j = 0; j < len; j++) out.push(v[j]!);
+      for (let w = 0; w < words; w++) out.push(this.member[l * words + w]!);
     }
   }
 }
