@@ -263,10 +263,6 @@ interface ChainHost {
     readonly stepChain: { get(i: number): number };
     /** Step e's successor warp id (`LocalSteps.warpOf`). */
     warpOf(e: number): number;
-    /** Step e's successor object, interned or not (`LocalSteps.warpObj`). */
-    warpObj(e: number): WarpState;
-    /** Forgets step e's successor object while it is not interned (`LocalSteps.forget`). */
-    forget(e: number): void;
     /** Forgets the objects of local `loc`'s steps not interned (`LocalSteps.dropLazy`). */
     dropLazy(loc: number): void;
     /** Local `loc`'s (warp index, warp id, memory id) (`LocalSteps.localKey`). */
@@ -393,8 +389,7 @@ export class Chains {
    * Step `e` of warp `k` (local `loc`) is expanded from the state being expanded, whose other
    * warps are in `tuple`. When a chain may start at the step's successor, follows it and puts its
    * end into `tuple` (entries k and K, memory); returns the steps accelerated past the first. 0:
-   * no chain, and `tuple` is as it was — the caller puts the successor there
-   * (`LocalSteps.warpOf`, which interns it: a start a summary answers is never interned).
+   * no chain, and `tuple` is as it was — the caller puts the successor there.
    *
    * `anyFirst` false: `e` is the state's one expanded step and must itself be chainable (the
    * successor then is the chain's first intermediate state). `anyFirst` true: `e` is any
@@ -434,26 +429,6 @@ export class Chains {
     }
     const K = tuple.length - 1;
     const mid = cache.stepMem.get(e);
-    // A start whose running lanes a recorded chain had: its end, lane for lane (`laneChains.ts`),
-    // looked up before the start is interned or its steps computed. A projection with a recorded
-    // chain says that the start's one step is chainable (its lanes, paired with the recorded
-    // start's, issue the same instruction alone: docs/semantics.md §14.5), and the summary's end
-    // is the walked chain's, so neither the start's key nor its steps are needed: at W = 32 most
-    // chains end here. In verify mode the chain is walked as well (below), and a hit whose start
-    // has no such step shows as a mismatch (the walk ends at once).
-    const summaries = this.host.summaries;
-    if (summaries && !this.host.verifySummaries) {
-      const summary = summaries.lookup(k, cache.warpObj(e), mid);
-      if (summary) {
-        // No origin: the summary assembles its end lane by lane, which may differ from the
-        // walked end in dead values; walking again would give another member of the class.
-        tuple[k] = visited.warpId(summary.warp);
-        tuple[K] = mid;
-        // The start is never stored: its object can go (computed again if ever asked for).
-        cache.forget(e);
-        return summary.steps;
-      }
-    }
     const start = cache.warpOf(e);
     // Where the chain starts, (warp index, warp id, memory id), is the memo's key. The start is
     // expanded (`LocalSteps.of`) only where no chain runs, from the steps computed for the walk:
@@ -472,6 +447,13 @@ export class Chains {
       tuple[K] = this.memoMem.get(slot);
       return steps;
     }
+    // A start whose running lanes a recorded chain had: its end, lane for lane (`laneChains.ts`),
+    // looked up before the start's steps are computed. A projection with a recorded chain says
+    // that the start's one step is chainable (its lanes, paired with the recorded start's, issue
+    // the same instruction alone: docs/semantics.md §14.5), so a hit needs no steps. In verify
+    // mode the chain is walked as well (below), and a hit whose start has no such step shows as a
+    // mismatch (the walk ends at once).
+    const summaries = this.host.summaries;
     const startWarp = visited.warpObj(start);
     const summary = summaries ? summaries.lookup(k, startWarp, mid) : null;
     if (summary && !this.host.verifySummaries) {

@@ -163,14 +163,6 @@ export class LocalSteps {
       this.lazy[e] = undefined;
   }
 
-  /**
-   * Forgets step `e`'s successor object while it is not interned (`warpObj` computes it again if
-   * asked for): a chain start a summary answered (`Chains`), never stored.
-   */
-  forget(e: number): void {
-    if (this.stepWarp.get(e) === LAZY) this.lazy[e] = undefined;
-  }
-
   /** The id of step `e`'s successor warp (interned on first use when `LAZY`); -1 for a stop. */
   warpOf(e: number): number {
     const w = this.stepWarp.get(e);
@@ -247,8 +239,6 @@ export class LocalSteps {
     // Steps outside the local's first candidate range (a group rule's pick, or the warp's ample
     // set) are expanded only where the state's expansion is full: their successors are interned
     // when first asked for (`warpOf`), not here — a key each that a reduced state never needs.
-    // With chains, every successor waits so: a chain start that a summary answers is never
-    // interned (`Chains.follow`).
     const from = this.por || this.groups ? this.localAmpleFrom.get(id) : -1;
     const to = from >= 0 ? this.localAmpleTo.get(id) : -1;
     for (let i = 0; i < ws.steps.length; i++) {
@@ -274,7 +264,7 @@ export class LocalSteps {
         this.stepMem.push(-1);
       } else {
         this.stepStop.push(-1);
-        if (this.accel !== null || (from >= 0 && (i < from || i >= to))) {
+        if (from >= 0 && (i < from || i >= to)) {
           this.lazy.push(st.warp!);
           this.stepWarp.push(LAZY);
         } else {

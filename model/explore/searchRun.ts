@@ -496,8 +496,7 @@ export class SearchRun {
     for (let j = 0; j <= K; j++) tuple[j] = parentTuple[j]!;
     tuple[K] = cache.stepMem.get(e);
     let extra = chains && chain ? chains.follow(k, e, loc, tuple, this.chainAfterAny) : 0;
-    // No chain: the successor itself (interned here, not before: a start a summary answers is
-    // never interned).
+    // No chain: the successor itself.
     if (extra === 0) tuple[k] = cache.warpOf(e);
     if (chains && forced) extra += chains.followForced(k, tuple);
     return extra;
