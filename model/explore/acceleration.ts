@@ -452,10 +452,20 @@ export class Chains {
     // that the start's one step is chainable (its lanes, paired with the recorded start's, issue
     // the same instruction alone: docs/semantics.md §14.5), so a hit needs no steps. In verify
     // mode the chain is walked as well (below), and a hit whose start has no such step shows as a
-    // mismatch (the walk ends at once).
+    // mismatch (the walk ends at once). Under a planted bug of the chains (their law only) the
+    // argument does not hold — `first-of-many` records chains from starts of several steps,
+    // `swallow-memory` chains of barrier steps — so there the start's steps are computed first
+    // and the summary serves only a start whose one step is chainable, as before.
     const summaries = this.host.summaries;
     const startWarp = visited.warpObj(start);
-    const summary = summaries ? summaries.lookup(k, startWarp, mid) : null;
+    const planted = this.plant !== null ? machine.warpSteps(k, startWarp, mem) : null;
+    const summary =
+      summaries &&
+      (planted === null ||
+        (planted.steps.length === 1 &&
+          chainable(machine.ops, planted.steps[0]!, mem, this.plant, oneWarpOf(machine))))
+        ? summaries.lookup(k, startWarp, mid)
+        : null;
     if (summary && !this.host.verifySummaries) {
       // No origin: the summary assembles its end lane by lane, which may differ from the walked
       // end in dead values; walking again would give another member of the class.
@@ -468,7 +478,7 @@ export class Chains {
     }
     // The start's steps: they serve the walk's first step and the expansion cache where no chain
     // runs (the start is then stored and expanded: its steps are computed once).
-    const first = machine.warpSteps(k, startWarp, mem);
+    const first = planted ?? machine.warpSteps(k, startWarp, mem);
     // A chain stops where it returns to a state the visited set would call the same (`chainKeys`).
     const keys = this.chainKeys;
     // `anyFirst`: only where the successor's warp k has exactly one step, and it is chainable.

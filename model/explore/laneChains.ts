@@ -120,7 +120,6 @@ export class LaneChains {
       this.order[n++] = l;
     }
     this.n = n;
-    sink.finish();
     sink.sortLanes(this.order, n);
     const key = this.key;
     key.reset();
@@ -285,8 +284,11 @@ class ProjectionSink implements KeySink {
     this.lane(l, m);
   }
 
-  /** The membership words of the lanes of `M` (after the warp is written, before `sortLanes`). */
-  finish(): void {
+  /**
+   * The membership words of the lanes of `M`, once the warp is written: `sortLanes` computes them
+   * (and `writeKey` reads them after it).
+   */
+  private finish(): void {
     const words = (this.words = Math.ceil(this.nSets / 30));
     const need = this.warpSize * words;
     if (this.member.length < need) this.member = new Int32Array(need * 2);
@@ -323,6 +325,7 @@ class ProjectionSink implements KeySink {
 
   /** Sorts `order[0 .. n-1]` by signature (insertion sort: stable, n ≤ 32). */
   sortLanes(order: Int32Array, n: number): void {
+    this.finish();
     for (let i = 1; i < n; i++) {
       const x = order[i]!;
       let j = i - 1;
