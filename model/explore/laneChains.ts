@@ -2,7 +2,7 @@ import type { Memory } from '../lanes/memory.ts';
 import { moveLaneData } from '../lanes/laneData.ts';
 import type { Machine, WarpState } from '../machine/machine.ts';
 import { KeyWriter, type KeySink } from '../machine/key.ts';
-import { pushLaneValue } from '../machine/laneCanon.ts';
+import { addMembership, compareMembership, pushLaneValue } from '../machine/laneCanon.ts';
 import { moveLoopVisits } from '../machine/widening.ts';
 import { warpState } from '../machine/warpState.ts';
 import { VectorTable } from './tables.ts';
@@ -295,12 +295,7 @@ class ProjectionSink implements KeySink {
     const member = this.member;
     member.fill(0, 0, need);
     const M = this.M;
-    for (let k = 0; k < this.nSets; k++) {
-      const w = (k / 30) | 0;
-      const bit = 1 << (k % 30);
-      for (let m = this.sets[k]! & M; m !== 0; m &= m - 1)
-        member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
-    }
+    for (let k = 0; k < this.nSets; k++) addMembership(member, words, k, this.sets[k]! & M);
   }
 
   /**
@@ -314,13 +309,7 @@ class ProjectionSink implements KeySink {
     for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
     const d = this.len[a]! - this.len[b]!;
     if (d !== 0) return d;
-    const words = this.words;
-    const member = this.member;
-    for (let w = 0; w < words; w++) {
-      const e = member[a * words + w]! - member[b * words + w]!;
-      if (e !== 0) return e;
-    }
-    return 0;
+    return compareMembership(this.member, this.words, a, b);
   }
 
   /** Sorts `order[0 .. n-1]` by signature (insertion sort: stable, n ≤ 32). */

@@ -135,12 +135,9 @@ export class LaneCanon implements KeySink {
     const full = this.full;
     for (let i = 0, k = 0; i < this.n; i++) {
       if (this.kinds[i] !== MASK) continue;
-      const w = (k / 30) | 0;
-      const bit = 1 << (k % 30);
-      k++;
+      const set = k++;
       const m0 = this.items[i]! >>> 0;
-      if (m0 === full) continue;
-      for (let m = m0; m !== 0; m &= m - 1) member[(31 - Math.clz32(m & -m)) * words + w]! |= bit;
+      if (m0 !== full) addMembership(member, words, set, m0);
     }
     this.pinned = pinned;
     this.words = words;
@@ -262,13 +259,7 @@ export class LaneCanon implements KeySink {
         if (x !== 0) return x;
       }
     }
-    const words = this.words;
-    const member = this.member;
-    for (let w = 0; w < words; w++) {
-      const x = member[a * words + w]! - member[b * words + w]!;
-      if (x !== 0) return x;
-    }
-    return 0;
+    return compareMembership(this.member, this.words, a, b);
   }
 
   private relabel(m: number): number {
@@ -353,6 +344,26 @@ export class LaneCanon implements KeySink {
     this.items[this.n] = v;
     this.kinds[this.n++] = kind;
   }
+}
+
+/**
+ * Membership words, `words` per lane (bit k of word w: the lane is in lane set 30·w + k), as lane
+ * symmetry's signatures and chain summaries' projections (`laneChains.ts`) lay them out: marks the
+ * lanes of `m` as members of set `set`.
+ */
+export function addMembership(member: Int32Array, words: number, set: number, m: number): void {
+  const w = (set / 30) | 0;
+  const bit = 1 << (set % 30);
+  for (let x = m >>> 0; x !== 0; x &= x - 1) member[(31 - Math.clz32(x & -x)) * words + w]! |= bit;
+}
+
+/** Lanes `a` and `b`'s membership words in lexicographic order (`addMembership`'s layout). */
+export function compareMembership(member: Int32Array, words: number, a: number, b: number): number {
+  for (let w = 0; w < words; w++) {
+    const x = member[a * words + w]! - member[b * words + w]!;
+    if (x !== 0) return x;
+  }
+  return 0;
 }
 
 /** Appends `v` to lane `l`'s values `vals[l][0 .. len[l]-1]`, doubling the lane's buffer when full. */
