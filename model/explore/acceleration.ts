@@ -458,12 +458,12 @@ export class Chains {
     // and the summary serves only a start whose one step is chainable, as before.
     const summaries = this.host.summaries;
     const startWarp = visited.warpObj(start);
-    const planted = this.plant !== null ? machine.warpSteps(k, startWarp, mem) : null;
+    const checked = this.plant !== null ? machine.warpSteps(k, startWarp, mem) : null;
     const summary =
       summaries &&
-      (planted === null ||
-        (planted.steps.length === 1 &&
-          chainable(machine.ops, planted.steps[0]!, mem, this.plant, oneWarpOf(machine))))
+      (checked === null ||
+        (checked.steps.length === 1 &&
+          chainable(machine.ops, checked.steps[0]!, mem, this.plant, oneWarpOf(machine))))
         ? summaries.lookup(k, startWarp, mid)
         : null;
     if (summary && !this.host.verifySummaries) {
@@ -478,7 +478,7 @@ export class Chains {
     }
     // The start's steps: they serve the walk's first step and the expansion cache where no chain
     // runs (the start is then stored and expanded: its steps are computed once).
-    const first = planted ?? machine.warpSteps(k, startWarp, mem);
+    const first = checked ?? machine.warpSteps(k, startWarp, mem);
     // A chain stops where it returns to a state the visited set would call the same (`chainKeys`).
     const keys = this.chainKeys;
     // `anyFirst`: only where the successor's warp k has exactly one step, and it is chainable.

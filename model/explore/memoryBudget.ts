@@ -10,8 +10,8 @@ import { runInNewContext } from 'node:vm';
  * losing every result, so the search must stop before it. `HEAP_SHARE` of the limit leaves room
  * for the fair-cycle pass and the findings that follow a stopped search. Both figures are judged
  * after a full collection (`memoryOver`): what counts is what the search keeps. Worker threads of
- * `explore` get a heap limit as large as the budget (`cli/exploreSearch.ts`, `cli/workerPool.ts`), so there the
- * resident budget, which the user sets, is the one that binds.
+ * `explore` get a heap limit as large as the budget (`cli/exploreSearch.ts`, `cli/workerPool.ts`),
+ * so there the resident budget, which the user sets, is the one that binds.
  */
 export const HEAP_SHARE = 0.85;
 

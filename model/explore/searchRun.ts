@@ -115,6 +115,8 @@ export class SearchRun {
    * with one warp (docs/semantics.md §14.2).
    */
   private readonly chainAfterAny: boolean;
+  /** The cycle proviso applies (C3; off only under partial-order reduction that needs none). */
+  private readonly proviso: boolean;
   // Scratch of one expansion: the parent's tuple, each warp's local, the ample set's targets.
   private readonly parentTuple: Int32Array;
   private readonly locals: Int32Array;
@@ -222,12 +224,13 @@ export class SearchRun {
     visited.stress = options.stressOrigins === true;
     visited.plantChainOneMore = options.plantUnsoundOrigins === 'chain-one-more';
     this.chainAfterAny = this.por !== null || K === 1;
+    this.proviso = this.por ? this.por.proviso : true;
     this.choice = new AmpleChoice(
       cache,
       visited,
       sym,
       K,
-      this.por ? this.por.proviso : true,
+      this.proviso,
       options.plantUnsoundPor === 'any-expanded-target',
     );
   }
@@ -389,7 +392,7 @@ export class SearchRun {
     // Forced chains (acceleration.ts) start after a lone group's step, or after any step
     // with one warp (the successor's reduced expansion is then the search's own choice).
     const forcedAfter = K === 1 || cache.localAlone.get(locals[ample]!) === 1;
-    const proviso = this.por ? this.por.proviso : true;
+    const proviso = this.proviso;
     let full = false;
     this.ampleTo.length = 0;
     this.amplePerm.length = 0;
