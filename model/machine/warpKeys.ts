@@ -74,7 +74,8 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
       mech.lanePcs!(ws.mech, visitLive);
       // Barrier registers no lane may read before they are assigned again are keyed empty.
       mech.key(ws.mech, out, liveBarriers);
-      if (refMech && ws.ref) refMech.key(ws.ref, out, liveBarriers);
+      if (refMech && ws.ref)
+        refMech.key(ws.ref, out, liveBarriers, mech.arrivalPc?.(ws.mech) ?? -1);
     } else {
       mech.key(ws.mech, out);
       if (refMech && ws.ref) refMech.key(ws.ref, out);

@@ -13,6 +13,7 @@ import type {
   StateView,
 } from './mechanism.ts';
 import { BSSY_OPTION } from './mechanism.ts';
+import { arrivalRuns, type PlantUnsoundRuns } from './hanoiRuns.ts';
 
 /**
  * `hanoi` — the Turing control-flow design of seed 000 §VII (Fig. 8; SEMANTICS §3.4).
@@ -58,6 +59,8 @@ export interface HanoiOptions {
   readonly warpsyncLookup: 'top' | 'stack';
   /** Which free B register a WARPSYNC takes: the lowest (SEMANTICS §3.4) or the highest. */
   readonly warpsyncAlloc: 'lowest' | 'highest';
+  /** A planted bug for the law of `arrivalRuns` (tests only, never a default). */
+  readonly plantUnsoundRuns?: PlantUnsoundRuns;
 }
 
 type St = {
@@ -147,6 +150,7 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
     verdict,
     message,
   });
+  const runs = arrivalRuns(ctx, o.plantUnsoundRuns ?? null);
   return {
     id: 'hanoi',
     laneFairness: false,
@@ -330,15 +334,19 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
       const top = s.ws[s.ws.length - 1];
       return top ? top.mask : 0;
     },
-    key(s, out: KeySink, liveBarriers = 0xffff) {
+    key(s, out: KeySink, liveBarriers?: number) {
       // Registers a reconvergence entry refers to are read at its reconvergence.
-      let live = liveBarriers;
+      let live = liveBarriers ?? 0xffff;
       for (const r of s.rec) live |= 1 << r.reg;
-      out.push(s.ws.length);
-      for (const e of s.ws) {
-        out.push(e.pc);
-        out.mask(e.mask);
-      }
+      let waiting = s.waiting;
+      if (liveBarriers === undefined) {
+        out.push(s.ws.length);
+        for (const e of s.ws) {
+          out.push(e.pc);
+          out.push(1);
+          out.mask(e.mask);
+        }
+      } else waiting = runs.key(s, out);
       out.push(s.rec.length);
       for (const r of s.rec) {
         out.push(r.pc);
@@ -348,9 +356,10 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
       }
       for (let x = 0; x < s.b.length; x++) out.mask((live >>> x) & 1 ? s.b[x]! : 0);
       out.push(s.valid);
-      out.mask(s.waiting);
+      out.mask(waiting);
       out.mask(s.finished);
     },
+    arrivalPc: (s) => runs.arrivalPc(s),
     lanePcs(s, visit) {
       for (const e of s.ws) visit(e.pc, e.mask);
       // A REC entry's register may be spilled and rewritten (BMOV): any lane may resume there.

@@ -345,12 +345,16 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0 && s.wait[l] === READY) m |= 1 << l;
       return m >>> 0;
     },
-    key(s, out: KeySink, liveBarriers = 0xffff) {
+    key(s, out: KeySink, liveBarriers = 0xffff, arrivalPc = -1) {
       const { pcs, wait, named, b } = s;
       let live = liveBarriers;
       for (let l = 0; l < pcs.length; l++) {
         out.lane(l, pcs[l]! + 1);
-        out.lane(l, wait[l]! + 1);
+        // As the reference of `hanoi`: a lane waiting at the BSYNC where `hanoi`'s reduced key
+        // counts the waiting lanes in with the arriving ones is keyed as standing ready there
+        // (`Mechanism.arrivalPc`, `hanoiRuns.ts`).
+        const w = wait[l]!;
+        out.lane(l, (pcs[l] === arrivalPc && w >= 0 && w < B_REGISTERS ? READY : w) + 1);
         out.laneMask(l, named[l]!);
         // A lane waiting at BSYNC Bx is released by Bx's content: it is read.
         if (wait[l]! >= 0 && wait[l]! < B_REGISTERS) live |= 1 << wait[l]!;

@@ -128,7 +128,15 @@ export interface Mechanism<S> {
    * only these B registers may still be read by some lane before they are assigned again — a
    * mechanism that owns B registers keys the others as empty, unless a lane waits on them.
    */
-  key(state: S, out: KeySink, liveBarriers?: number): void;
+  key(state: S, out: KeySink, liveBarriers?: number, arrivalPc?: number): void;
+  /**
+   * Optional, for the reduced key of a mechanism checked against a reference (`hanoi`, arrival
+   * runs, `hanoiRuns.ts`): the PC of the unguarded BSYNC at which the mechanism's reduced key
+   * counts the lanes waiting in with those about to arrive, else -1. The reference's `key` gets
+   * it as `arrivalPc` and keys its lanes waiting at that BSYNC as standing ready there, so that
+   * the reference's part agrees whenever the mechanism's does.
+   */
+  arrivalPc?(state: S): number;
   view(state: S, fmt: Formatter): StateView;
   /**
    * Optional, for the explorer's dead-value reduction (`machine/liveness.ts`): calls `visit` with
