@@ -15,7 +15,8 @@ import { KeyWriter } from '../machine/key.ts';
 import { createMachine, type Machine, type MachineState } from '../machine/machine.ts';
 import { explore, type Budget } from '../explore/exhaustive.ts';
 import { randomKernel } from '../explore/randomKernels.ts';
-import { load, launchOf, reachable, replay } from '../testing/run.ts';
+import { checkFindings } from '../testing/groupKernels.ts';
+import { load, launchOf, machineOf, reachable } from '../testing/run.ts';
 import { expectSameOutcomes } from '../testing/outcomes.ts';
 import { createHanoi, hanoiFactory, type HanoiState } from './hanoi.ts';
 import type { PlantUnsoundRuns } from './hanoiRuns.ts';
@@ -25,29 +26,28 @@ import { resolveOptions } from './registry.ts';
 const budget: Budget = { maxStates: 3_000, maxDepth: 2_000, timeoutMs: 10_000 };
 const ORDERS = ['majority', 'taken-first', 'not-taken-first'] as const;
 
+/** `hanoi` with path order `order`; with a planted rule, a factory that plants it. */
 function machine(
   text: string,
   order: string,
   plant: PlantUnsoundRuns | null,
   laneSymmetry: boolean,
 ): Machine {
+  if (plant === null) return machineOf(text, 'hanoi', { options: { order }, laneSymmetry });
   const loaded = load(text);
-  const factory: MechanismFactory =
-    plant !== null
-      ? {
-          ...hanoiFactory,
-          create: (ctx, o) =>
-            createHanoi(ctx, {
-              registers: 16,
-              order: o['order'] as 'majority',
-              tie: 'fall-through',
-              bssy: 'assign',
-              warpsyncLookup: 'top',
-              warpsyncAlloc: 'lowest',
-              plantUnsoundRuns: plant,
-            }) as never,
-        }
-      : hanoiFactory;
+  const factory: MechanismFactory = {
+    ...hanoiFactory,
+    create: (ctx, o) =>
+      createHanoi(ctx, {
+        registers: 16,
+        order: o['order'] as 'majority',
+        tie: 'fall-through',
+        bssy: 'assign',
+        warpsyncLookup: 'top',
+        warpsyncAlloc: 'lowest',
+        plantUnsoundRuns: plant,
+      }) as never,
+  };
   const opts = resolveOptions(factory, { order });
   if (!opts.ok) expect.fail(opts.problems.join('; '));
   return createMachine({
@@ -203,14 +203,7 @@ function check(
   if (plant !== null) return;
   if (hasRun(states)) tally.runs++;
   if (reduced.states < plain.states) tally.smaller++;
-  for (const f of reduced.findings) {
-    const { states, last } = replay(m, f.schedule);
-    const end = states.at(-1)!;
-    if (f.loop !== null) expect(m.behaviourKey(states[f.loop]!)).toBe(m.behaviourKey(end));
-    else if (f.verdict === 'terminates') expect(m.status(end)).toBe('terminated');
-    else if (f.verdict === 'deadlock') expect(m.status(end)).toBe('blocked');
-    else expect(last?.stop?.verdict, f.message).toBe(f.verdict);
-  }
+  checkFindings(m, reduced, text);
 }
 
 describe('hanoi arrival runs', () => {
