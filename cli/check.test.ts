@@ -1,9 +1,7 @@
 /** `warpcheck check` end to end (issue 4 "Done when"), through `main` with captured output. */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureCli } from './capture.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const run = captureCli;
 
@@ -34,7 +32,7 @@ describe('warpcheck check', () => {
   });
 
   it('finds the spin-loop livelock on simt-stack, shrinks it to 2 lanes and a few instructions, saves it, and replay reproduces it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-check-'));
+    const dir = tempDir('wc-check-');
     const args = ['check', '--property', 'termination', '--runs', '200', '--seed', '1'];
     const r = await run([...args, '--mechanism', 'simt-stack', '--save', dir, '--json']);
     // Expected (declared) failures do not fail the command.

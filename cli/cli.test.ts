@@ -1,11 +1,11 @@
 /** The `warpcheck` command end to end, through `main` with captured output. */
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureCli } from './capture.ts';
 import { main } from './main.ts';
 import { noColour, type Io } from './output.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const spinlock = join(root, 'scenarios', 'spinlock.sass');
@@ -60,7 +60,7 @@ describe('warpcheck explore', () => {
     // Two arms of a branch on the lane id that meet only at their EXITs (aloneGroups.test.ts
     // counts the states by hand: 28 without the reduction, 13 with it, acceleration and EXIT
     // priority off).
-    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const dir = tempDir('wc-');
     const file = join(dir, 'arms.sass');
     const add = (r: string) => `        IADD3 ${r}, ${r}, 0x1, RZ ;`;
     writeFileSync(
@@ -105,7 +105,7 @@ describe('warpcheck explore', () => {
     // Two lanes that meet at one BSYNC after 0 and 3 additions (bsyncPriority.test.ts counts the
     // states by hand: 14 without the reduction, 11 with it, the other group reductions and
     // acceleration off).
-    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const dir = tempDir('wc-');
     const file = join(dir, 'meet.sass');
     const add = '        IADD3 R6, R6, 0x1, RZ ;';
     writeFileSync(
@@ -149,7 +149,7 @@ describe('warpcheck explore', () => {
   });
 
   it('says its terminates and simt-stack livelocks on the spinlock (seed 000 §III–IV), in JSON', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const dir = tempDir('wc-');
     const r = await run([
       'explore',
       spinlock,
@@ -232,7 +232,7 @@ describe('warpcheck explore', () => {
   });
 
   it('rejects a malformed listing with one line per error: file, line, column; exit 2; no stack trace', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const dir = tempDir('wc-');
     const bad = join(dir, 'bad.sass');
     writeFileSync(bad, 'MOV R1, 0x1 ;\n@P0 BRA nowhere ;\nEXIT ;\n');
     const r = await run(['explore', bad]);
@@ -283,7 +283,7 @@ describe('warpcheck replay', () => {
     expect(r.out).toMatch(/matches/);
   });
   it('exit 1 when the expectation does not hold', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const dir = tempDir('wc-');
     const f = join(dir, 's.json');
     writeFileSync(
       f,
@@ -302,7 +302,7 @@ describe('warpcheck replay', () => {
     expect(r.out).toMatch(/does NOT match/);
   });
   it('exit 2 on a file that is not a scenario, naming the field', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const dir = tempDir('wc-');
     const f = join(dir, 's.json');
     writeFileSync(
       f,

@@ -1,9 +1,9 @@
 /** `warpcheck compile` end to end, through `main` with captured output. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureCli } from './capture.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const spinlock = join(root, 'scenarios', 'spinlock.sass');
@@ -34,7 +34,7 @@ describe('warpcheck compile', () => {
     ]);
     expect(r.out).toContain('// @warpcheck warp-size=4 warps=1 mem[0x100]=0 mem[0x200]=0');
     expect(r.out).not.toContain('expect:');
-    const dir = mkdtempSync(join(tmpdir(), 'wc-compile-'));
+    const dir = tempDir('wc-compile-');
     const file = join(dir, 'spin.sass');
     writeFileSync(file, r.out);
     const e = await run(['explore', file, '--mechanism', 'its,hanoi', '--json', '--no-save']);
@@ -46,7 +46,7 @@ describe('warpcheck compile', () => {
   });
 
   it('--no-deadlock-aware: no YIELD, and hanoi livelocks (seed 000 §VI-C)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-compile-'));
+    const dir = tempDir('wc-compile-');
     const file = join(dir, 'spin.sass');
     const r = await run(['compile', spinlock, '-t', 'turing', '--no-deadlock-aware', '-o', file]);
     expect(r.code).toBe(0);
@@ -58,7 +58,7 @@ describe('warpcheck compile', () => {
   });
 
   it('-o never overwrites an existing file unless --force', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-compile-'));
+    const dir = tempDir('wc-compile-');
     const file = join(dir, 'out.sass');
     writeFileSync(file, 'keep me\n');
     const r = await run(['compile', spinlock, '--target', 'turing', '-o', file]);
@@ -87,7 +87,7 @@ describe('warpcheck compile', () => {
   });
 
   it('bad input: exit 2 with file:line:col, unknown targets and budgets are usage errors', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-compile-'));
+    const dir = tempDir('wc-compile-');
     const bad = join(dir, 'bad.sass');
     writeFileSync(bad, '        MOV R1, 0x1 ;\n        BSSY B0, L ;\nL:\n        EXIT ;\n');
     const r = await run(['compile', bad, '--target', 'turing']);
@@ -124,7 +124,7 @@ describe('warpcheck compile --target fermi|gcn', () => {
   });
 
   it('fermi puts an SSY before the spinlock and the result livelocks on token-stack (seed 003, seed 000 §III)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-fermi-'));
+    const dir = tempDir('wc-fermi-');
     const file = join(dir, 'spin.sass');
     const c = await run(['compile', spinlock, '-t', 'fermi', '-o', file]);
     expect(c.code).toBe(0);
@@ -135,7 +135,7 @@ describe('warpcheck compile --target fermi|gcn', () => {
   });
 
   it('rejects an empty listing like every other command', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-empty-'));
+    const dir = tempDir('wc-empty-');
     const file = join(dir, 'empty.sass');
     writeFileSync(file, '// nothing here\n');
     const r = await run(['compile', file, '-t', 'turing']);

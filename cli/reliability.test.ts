@@ -3,26 +3,19 @@
  * replay round trips), each driven through the `warpcheck` command as a user meets it.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { committedFiles } from '../model/testing/committedFiles.ts';
 import { captureCli as run } from './capture.ts';
 import { main } from './main.ts';
 import { noColour } from './output.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const spinlock = join(root, 'scenarios', 'spinlock.sass');
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'wc14-'));
+const tmp = () => tempDir('wc14-');
 
 describe('fault 1: explore saves of a run past the end replay', () => {
   it('a one-NOP listing: undefined-behavior, saved, and replayed to the same verdict', async () => {

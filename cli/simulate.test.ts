@@ -1,9 +1,9 @@
 /** `warpcheck simulate` end to end, through `main` with captured output. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureCli } from './capture.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const spinlock = join(root, 'scenarios', 'spinlock.sass');
@@ -74,7 +74,7 @@ describe('warpcheck simulate', () => {
   it('exits 1 when a run ends in a finding: the write-after-read hazard of out-of-order dispatch', async () => {
     // The shrunk case of counterexamples/core/war-hazard-*.json (two warps, one bank, alu = 1):
     // warp 1's MOV R2 writes back before its older IADD3 has read R2 from the only bank.
-    const dir = mkdtempSync(join(tmpdir(), 'wc-sim-'));
+    const dir = tempDir('wc-sim-');
     const file = join(dir, 'war.sass');
     writeFileSync(
       file,
@@ -199,7 +199,7 @@ describe('warpcheck simulate --explore', () => {
   });
 
   it('recognises a scenario by its content, never parsing JSON as SASS; says where it cannot follow a step', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-sim-'));
+    const dir = tempDir('wc-sim-');
     const broken = join(dir, 'broken.sass');
     writeFileSync(broken, '{ "format": "warpcheck-scenario", \n  "version": 1,, }\n');
     const b = await run(['simulate', broken]);

@@ -6,8 +6,7 @@
  * for issue. Also: the traces of the paper scenarios checked into `scenarios/traces/` are what
  * the exporter writes today.
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
@@ -15,6 +14,7 @@ import { readScenario } from '../model/scenario/files.ts';
 import { scenarioMachine } from '../model/scenario/session.ts';
 import { captureCli } from './capture.ts';
 import { validateArgsFor } from './exportTrace.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..');
 const jsonIn = (dir: string): string[] =>
@@ -44,7 +44,7 @@ describe('replay --traceg, then validate: 0 % discrepancy for the producing mech
     it(file.slice(root.length + 1), async () => {
       const s = readScenario(file);
       if (!s.ok) throw new Error(s.error.map((d) => d.message).join('\n'));
-      const dir = mkdtempSync(join(tmpdir(), 'warpcheck-traceg-'));
+      const dir = tempDir('warpcheck-traceg-');
       const w = await captureCli(['replay', file, '--traceg', dir]);
       const m = BLOCK_MECHANISMS.has(s.value.mechanism) ? scenarioMachine(s.value, file) : null;
       if (m?.ok && (m.machine.blockLaunch?.warps ?? 1) > 1) {
@@ -71,7 +71,7 @@ describe('replay --traceg, then validate: 0 % discrepancy for the producing mech
 
 describe('what the trace alone cannot say: the listing written next to it', () => {
   it('the if/else of seed 000 Fig. 1 reads back at 0 % from the trace alone (issue 15 "done when")', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'warpcheck-traceg-'));
+    const dir = tempDir('warpcheck-traceg-');
     const file = join(root, 'scenarios', 'seed000-fig1-if-else.simt-stack.json');
     expect((await captureCli(['replay', file, '--traceg', dir])).code).toBe(0);
     const v = await captureCli([
@@ -98,7 +98,7 @@ describe('what the trace alone cannot say: the listing written next to it', () =
       const file = join(root, name);
       const s = readScenario(file);
       if (!s.ok) throw new Error('unreadable');
-      const dir = mkdtempSync(join(tmpdir(), 'warpcheck-traceg-'));
+      const dir = tempDir('warpcheck-traceg-');
       expect((await captureCli(['replay', file, '--traceg', dir])).code).toBe(0);
       const args = validateArgsFor(s.value, dir);
       const distance = async (a: string[]) =>
@@ -119,7 +119,7 @@ describe('scenarios/traces holds the exports of the paper scenarios', () => {
   });
   for (const name of names) {
     it(`${name} is what replay --traceg writes`, async () => {
-      const out = mkdtempSync(join(tmpdir(), 'warpcheck-traceg-'));
+      const out = tempDir('warpcheck-traceg-');
       const r = await captureCli([
         'replay',
         join(root, 'scenarios', `${name}.json`),

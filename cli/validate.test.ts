@@ -1,15 +1,15 @@
 /** `warpcheck validate` end to end, through `main` with captured output. */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { MECHANISMS } from '../model/mechanisms/registry.ts';
 import { captureCli } from './capture.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const run = captureCli;
 
-const dir = mkdtempSync(join(tmpdir(), 'wc-validate-'));
+const dir = tempDir('wc-validate-');
 const file = (name: string, text: string) => {
   const p = join(dir, name);
   writeFileSync(p, text);

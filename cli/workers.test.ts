@@ -4,13 +4,13 @@
  * merged give the unsharded document and table. The workers here run the TypeScript sources
  * through tsx's loader (`workerPool.ts`).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { captureCli } from './capture.ts';
 import { runCampaigns } from './checkPool.ts';
+import { tempDir } from '../model/testing/tempDir.ts';
 
 const campaign = [
   'check',
@@ -92,7 +92,7 @@ describe('check on worker threads', () => {
     ]);
     expect(timeless(two.out)).toEqual(doc);
 
-    const dir = mkdtempSync(join(tmpdir(), 'wc-shard-'));
+    const dir = tempDir('wc-shard-');
     const files: string[] = [];
     for (const s of ['1/2', '2/2']) {
       const r = await captureCli([...campaign, '--workers', '1', '--shard', s, '--json']);
@@ -127,7 +127,7 @@ describe('check on worker threads', () => {
     const bad = await captureCli([...campaign, '--shard', '3/2']);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--shard must be i\/n with 1 ≤ i ≤ n/);
-    const dir = mkdtempSync(join(tmpdir(), 'wc-merge-'));
+    const dir = tempDir('wc-merge-');
     const file = join(dir, 'x.json');
     writeFileSync(file, '{"seed": 1}');
     const r = await captureCli(['check', '--merge', file]);

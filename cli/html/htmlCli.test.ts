@@ -3,11 +3,11 @@
  * errors (exit 2 with a message, never a stack trace). The pages' behaviour in Chromium is
  * `pages.browser.test.ts`.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { captureCli } from '../capture.ts';
+import { tempDir } from '../../model/testing/tempDir.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..', '..');
 const scenarios = join(root, 'scenarios');
@@ -24,7 +24,7 @@ describe('warpcheck parse --dot', () => {
 
 describe('warpcheck replay --html', () => {
   it('writes one page and prints only the verdict lines', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-html-'));
+    const dir = tempDir('wc-html-');
     const out = join(dir, 'r.html');
     const r = await captureCli([
       'replay',
@@ -57,7 +57,7 @@ describe('warpcheck replay --html', () => {
 
 describe('warpcheck explore --html', () => {
   it('the matrix row for the spinlock with a replay embedded for the simt-stack livelock only', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wc-html-'));
+    const dir = tempDir('wc-html-');
     const out = join(dir, 'e.html');
     const r = await captureCli([
       'explore',

@@ -4,12 +4,12 @@
  * Expected states are the scenario's own, derived by hand from seed 000 §II (Fig. 1) and §III
  * (Fig. 3) — not read back from our output. Screenshots go to a temporary folder (printed).
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { captureCli } from '../capture.ts';
+import { tempDir } from '../../model/testing/tempDir.ts';
 
 const root = join(new URL('.', import.meta.url).pathname, '..', '..');
 const scenario = (name: string) => join(root, 'scenarios', name);
@@ -35,7 +35,7 @@ interface Expected {
 
 describe.skipIf(!chromium)('HTML pages in Chromium', () => {
   let browser: Browser;
-  const dir = mkdtempSync(join(tmpdir(), 'wc-html-'));
+  const dir = tempDir('wc-html-');
   const shots: string[] = [];
 
   beforeAll(async () => {

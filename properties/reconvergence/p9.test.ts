@@ -5,10 +5,9 @@
  * on the mechanisms, the law's verdicts, and a failure shrunk and saved as a scenario that
  * replays and still breaks the law.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readScenario } from '../../model/scenario/files.ts';
 import { replay } from '../../model/scenario/replay.ts';
 import { scenarioMachine } from '../../model/scenario/session.ts';
@@ -21,6 +20,7 @@ import { ballotProgramOf, lowerBallotProgram } from './lower.ts';
 import type { BallotProgram, Block } from './program.ts';
 import { referenceLogs } from './reference.ts';
 import { ballotClasses } from './source.ts';
+import { tempDir } from '../../model/testing/tempDir.ts';
 
 const logs = (...lanes: string[]): number[][] =>
   lanes.map((l) => (l === '' ? [] : l.split(' ').map((x) => parseEntry(x)!)));
@@ -243,8 +243,7 @@ describe('law P9', () => {
     expect(out.ok).toBe(false);
   });
 
-  const dir = mkdtempSync(join(tmpdir(), 'warpcheck-p9-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir('warpcheck-p9-');
   it('a simt-stack failure shrinks to a small program, saves as a scenario, replays and still fails', () => {
     const r = runCampaign(law, 'simt-stack', { runs: 60, seed: 11 });
     expect(r.unexpectedFailures).toBe(0);
