@@ -34,8 +34,9 @@ import type { MechanismContext } from './mechanism.ts';
  * (and, for the top item, which of them already wait): they issue the same instructions on the
  * same lanes' data until the run surfaces, then take k arrival steps each — k is in the key — that
  * lead to states with the same key again, and after the last one to equal states. So the
- * relation is a bisimulation that maps each step to one step: verdicts, depths, cycles and the
- * states classes replay walks (`concretize.ts`) are those of the exact stack. A run of one entry
+ * relation is a bisimulation that maps each step to one step: verdicts, cycles, the length of
+ * every path and the classes replay walks (`concretize.ts`) are those of the exact stack. A run
+ * of one entry
  * needs no condition; nor does the top item's counting in of waiting lanes when k = 1 (the one
  * arrival ORs the same set).
  */

@@ -350,11 +350,13 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       let live = liveBarriers;
       for (let l = 0; l < pcs.length; l++) {
         out.lane(l, pcs[l]! + 1);
+        const w = wait[l]!;
         // As the reference of `hanoi`: a lane waiting at the BSYNC where `hanoi`'s reduced key
         // counts the waiting lanes in with the arriving ones is keyed as standing ready there
-        // (`Mechanism.arrivalPc`, `hanoiRuns.ts`).
-        const w = wait[l]!;
-        out.lane(l, (pcs[l] === arrivalPc && w >= 0 && w < B_REGISTERS ? READY : w) + 1);
+        // (`Mechanism.arrivalPc`, `hanoiRuns.ts`). `its` alone passes -1: one test per lane.
+        if (arrivalPc >= 0 && pcs[l] === arrivalPc && w >= 0 && w < B_REGISTERS)
+          out.lane(l, READY + 1);
+        else out.lane(l, w + 1);
         out.laneMask(l, named[l]!);
         // A lane waiting at BSYNC Bx is released by Bx's content: it is read.
         if (wait[l]! >= 0 && wait[l]! < B_REGISTERS) live |= 1 << wait[l]!;
