@@ -73,9 +73,17 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
       liveBarriers = 0;
       mech.lanePcs!(ws.mech, visitLive);
       // Barrier registers no lane may read before they are assigned again are keyed empty.
-      mech.key(ws.mech, out, liveBarriers);
-      if (refMech && ws.ref)
-        refMech.key(ws.ref, out, liveBarriers, mech.arrivalPc?.(ws.mech) ?? -1);
+      if (refMech && ws.ref) {
+        // Lanes `hanoi` counts in at its top BSYNC: only those the reference holds waiting
+        // there too, keyed as standing ready in both (`Mechanism.arrivalPc`, `hanoiRuns.ts`).
+        const pc = mech.arrivalPc ? mech.arrivalPc(ws.mech) : -1;
+        const arrived =
+          pc >= 0 && refMech.waitingAt
+            ? (mech.waitingLanes!(ws.mech) & refMech.waitingAt(ws.ref, pc)) >>> 0
+            : 0;
+        mech.key(ws.mech, out, liveBarriers, arrived);
+        refMech.key(ws.ref, out, liveBarriers, arrived);
+      } else mech.key(ws.mech, out, liveBarriers);
     } else {
       mech.key(ws.mech, out);
       if (refMech && ws.ref) refMech.key(ws.ref, out);
@@ -107,8 +115,11 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
     const regs = d.regs;
     if (reduce) {
       // Only values some lane may still read (liveness.ts, filled above); which ones is a
-      // function of the mechanism state and `exited`, both written above, so the key stays
-      // unambiguous.
+      // function of the mechanism state and `exited`. Both are written above — up to `hanoi`'s
+      // arrival runs, which key a waiting lane like one about to arrive at the same BSYNC: such
+      // a lane's live set can only be smaller (a waiting lane resumes at reconvergence PCs only),
+      // so two states keyed alike up to there write equally long lists only when they agree.
+      // (Within one warp; the key is per warp.)
       const liveLanes = ~d.exited;
       for (let sl = 0; sl < nSlots; sl++) {
         let m = slotLanes[sl]! & liveLanes;

@@ -334,7 +334,7 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
       const top = s.ws[s.ws.length - 1];
       return top ? top.mask : 0;
     },
-    key(s, out: KeySink, liveBarriers?: number) {
+    key(s, out: KeySink, liveBarriers?: number, arrived?: number) {
       // Registers a reconvergence entry refers to are read at its reconvergence.
       let live = liveBarriers ?? 0xffff;
       for (const r of s.rec) live |= 1 << r.reg;
@@ -346,7 +346,7 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
           out.push(1);
           out.mask(e.mask);
         }
-      } else waiting = runs.key(s, out);
+      } else waiting = runs.key(s, out, arrived ?? s.waiting);
       out.push(s.rec.length);
       for (const r of s.rec) {
         out.push(r.pc);
@@ -360,6 +360,7 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
       out.mask(s.finished);
     },
     arrivalPc: (s) => runs.arrivalPc(s),
+    waitingLanes: (s) => s.waiting,
     lanePcs(s, visit) {
       for (const e of s.ws) visit(e.pc, e.mask);
       // A REC entry's register may be spilled and rewritten (BMOV): any lane may resume there.

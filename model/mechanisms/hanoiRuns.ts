@@ -23,7 +23,8 @@ import type { MechanismContext } from './mechanism.ts';
  *   waiting, and the run's lanes not yet arrived are in it and do not wait — the key's states
  *   were closed under `reconverge`, so an entry not poppable before stays so unless an arrival
  *   brings in one of its lanes); and
- * - the program has no WARPSYNC, no BMOV into a B register and no YIELD. That keeps the first
+ * - no instruction a lane of the kernel may reach (`kernelOps`) is a WARPSYNC whose mask is not
+ *   the whole warp, a BMOV into a B register or a YIELD. That keeps the first
  *   condition true until the run reaches the top: the lanes of a non-top entry do not run, so a
  *   B register's intersection with them changes only by an assignment to the issuing lanes
  *   (BSSY: disjoint from the run), by removing issuing or exiting lanes (BREAK, EXIT: not the
@@ -36,13 +37,23 @@ import type { MechanismContext } from './mechanism.ts';
  * lead to states with the same key again, and after the last one to equal states. So the
  * relation is a bisimulation that maps each step to one step: verdicts, cycles, the length of
  * every path and the classes replay walks (`concretize.ts`) are those of the exact stack. A run
- * of one entry
- * needs no condition; nor does the top item's counting in of waiting lanes when k = 1 (the one
- * arrival ORs the same set).
+ * of one entry needs no condition; nor does the top item's counting in of waiting lanes when
+ * k = 1 (the one arrival ORs the same set).
+ *
+ * With a reference (`refines-its`, `Mechanism.arrivalPc`), the reference's state is part of the
+ * key too, and it is not a function of Hanoi's: a lane Hanoi holds waiting may stand ready at the
+ * BSYNC in `its` (a lane outside Bx waits at Hanoi's BSYNC but passes `its`'s), and a lane Hanoi
+ * issues at the BSYNC again (a reconvergence entry sent it back there) may still wait there in
+ * `its`. So only the lanes waiting at that BSYNC in both are counted in (`countable`), and the
+ * reference keys exactly those as standing ready there; both cases above, which a review found
+ * with the first version that counted in every waiting lane, are tests of the law.
  */
 export interface ArrivalRuns {
-  /** Writes the WS stack; returns the `waiting` mask the key should write (0 when counted in). */
-  key(s: HanoiState, out: KeySink): number;
+  /**
+   * Writes the WS stack, counting the waiting lanes of `countable` into a top item at an
+   * unguarded BSYNC; returns the `waiting` mask the key should write (without those lanes).
+   */
+  key(s: HanoiState, out: KeySink, countable: number): number;
   /** The top entry's PC when it is an unguarded BSYNC (waiting lanes counted in), else -1. */
   arrivalPc(s: HanoiState): number;
 }
@@ -52,7 +63,13 @@ export type PlantUnsoundRuns =
   /** Runs merged although a reconvergence register holds part of them. */
   | 'splits'
   /** Runs merged at any instruction, not only an unguarded BSYNC. */
-  | 'any-pc';
+  | 'any-pc'
+  /**
+   * Every waiting lane counted in at the top BSYNC although the reference (`its`) holds some
+   * of them elsewhere — ready at the BSYNC because `its` let a lane outside Bx pass its own
+   * BSYNC, or issued there again after a reconvergence entry sent it back.
+   */
+  | 'all-waiting';
 
 export function arrivalRuns(
   ctx: MechanismContext,
@@ -90,7 +107,7 @@ export function arrivalRuns(
       const top = s.ws[s.ws.length - 1];
       return top !== undefined && arrival[top.pc] === 1 ? top.pc : -1;
     },
-    key(s, out) {
+    key(s, out, countable) {
       const ws = s.ws;
       const n = ws.length;
       let items = 0;
@@ -113,8 +130,9 @@ export function arrivalRuns(
         let u = 0;
         for (let i = start; i <= end; i++) u = (u | ws[i]!.mask) >>> 0;
         if (t === items - 1 && arrival[pc] === 1) {
-          u = (u | waiting) >>> 0;
-          waiting = 0;
+          const counted = plantUnsound === 'all-waiting' ? waiting : (waiting & countable) >>> 0;
+          u = (u | counted) >>> 0;
+          waiting = (waiting & ~counted) >>> 0;
         }
         out.push(pc);
         out.push(end - start + 1);
@@ -135,35 +153,31 @@ function fullMask(ctx: MechanismContext, mask: Src | null): boolean {
 }
 
 /**
- * The ops a lane of the kernel may run: those of the entry's function and of every function a
- * CALL there names, transitively (a RET goes back to a caller among them); every op of the
- * listing when a BRX may go anywhere
- * (the listing holds other kernels, whose instructions no lane of this one reaches).
+ * The ops a lane of the kernel may run, over-approximated: those reachable from the entry along
+ * the fall-through of every instruction and the targets of BRA, CALL and BSSY (a reconvergence
+ * PC); every op of the listing when a BRX may go anywhere. (The listing holds other kernels,
+ * whose instructions no lane of this one reaches — a WARPSYNC there must not turn runs off.)
  */
 function kernelOps(ctx: MechanismContext): readonly Op[] {
-  const fns = ctx.program.functions;
-  const fnOf = (pc: number) => fns.findIndex((f) => f.start <= pc && pc < f.end);
-  const first = fnOf(ctx.entry);
-  if (first < 0) return ctx.ops;
-  const seen = new Set<number>([first]);
-  const todo = [first];
+  const ops = ctx.ops;
+  const seen = new Uint8Array(ops.length);
+  const todo = [ctx.entry];
   const out: Op[] = [];
-  while (todo.length > 0) {
-    const f = fns[todo.pop()!]!;
-    for (let pc = f.start; pc < f.end; pc++) {
-      const op = ctx.ops[pc];
-      if (op === undefined) continue;
-      out.push(op);
-      if (op.kind === 'brx') return ctx.ops;
-      if (op.kind === 'call') {
-        const g = fnOf(op.target);
-        if (g < 0) return ctx.ops;
-        if (!seen.has(g)) {
-          seen.add(g);
-          todo.push(g);
-        }
-      }
+  const visit = (pc: number | null) => {
+    if (pc !== null && pc >= 0 && pc < ops.length && seen[pc] === 0) {
+      seen[pc] = 1;
+      todo.push(pc);
     }
+  };
+  if (ctx.entry >= 0 && ctx.entry < ops.length) seen[ctx.entry] = 1;
+  while (todo.length > 0) {
+    const pc = todo.pop()!;
+    const op = ops[pc];
+    if (op === undefined) continue;
+    out.push(op);
+    if (op.kind === 'brx') return ops;
+    visit(pc + 1);
+    if (op.kind === 'bra' || op.kind === 'call' || op.kind === 'bssy') visit(op.target);
   }
   return out;
 }

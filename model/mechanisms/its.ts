@@ -345,23 +345,28 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       for (let l = 0; l < s.pcs.length; l++) if (s.pcs[l]! >= 0 && s.wait[l] === READY) m |= 1 << l;
       return m >>> 0;
     },
-    key(s, out: KeySink, liveBarriers = 0xffff, arrivalPc = -1) {
+    key(s, out: KeySink, liveBarriers = 0xffff, arrived = 0) {
       const { pcs, wait, named, b } = s;
       let live = liveBarriers;
       for (let l = 0; l < pcs.length; l++) {
         out.lane(l, pcs[l]! + 1);
-        const w = wait[l]!;
         // As the reference of `hanoi`: a lane waiting at the BSYNC where `hanoi`'s reduced key
-        // counts the waiting lanes in with the arriving ones is keyed as standing ready there
-        // (`Mechanism.arrivalPc`, `hanoiRuns.ts`). `its` alone passes -1: one test per lane.
-        if (arrivalPc >= 0 && pcs[l] === arrivalPc && w >= 0 && w < B_REGISTERS)
-          out.lane(l, READY + 1);
-        else out.lane(l, w + 1);
+        // counts it in with the arriving lanes is keyed as standing ready there
+        // (`Mechanism.arrivalPc`, `hanoiRuns.ts`); `arrived` is 0 otherwise.
+        out.lane(l, ((arrived >>> l) & 1 ? READY : wait[l]!) + 1);
         out.laneMask(l, named[l]!);
         // A lane waiting at BSYNC Bx is released by Bx's content: it is read.
         if (wait[l]! >= 0 && wait[l]! < B_REGISTERS) live |= 1 << wait[l]!;
       }
       for (let x = 0; x < b.length; x++) out.mask((live >>> x) & 1 ? b[x]! : 0);
+    },
+    waitingAt(s, pc) {
+      let m = 0;
+      for (let l = 0; l < s.pcs.length; l++) {
+        const w = s.wait[l]!;
+        if (s.pcs[l] === pc && w >= 0 && w < B_REGISTERS) m |= 1 << l;
+      }
+      return m >>> 0;
     },
     lanePcs: itsLanePcs,
     view(s, fmt: Formatter): StateView {

@@ -128,15 +128,22 @@ export interface Mechanism<S> {
    * only these B registers may still be read by some lane before they are assigned again — a
    * mechanism that owns B registers keys the others as empty, unless a lane waits on them.
    */
-  key(state: S, out: KeySink, liveBarriers?: number, arrivalPc?: number): void;
+  key(state: S, out: KeySink, liveBarriers?: number, arrived?: number): void;
   /**
-   * Optional, for the reduced key of a mechanism checked against a reference (`hanoi`, arrival
-   * runs, `hanoiRuns.ts`): the PC of the unguarded BSYNC at which the mechanism's reduced key
-   * counts the lanes waiting in with those about to arrive, else -1. The reference's `key` gets
-   * it as `arrivalPc` and keys its lanes waiting at that BSYNC as standing ready there, so that
-   * the reference's part agrees whenever the mechanism's does.
+   * Optional, for the reduced key of a mechanism whose lanes wait at a BSYNC without saying
+   * where (`hanoi`, arrival runs, `hanoiRuns.ts`): the PC of the unguarded BSYNC at which its
+   * key may count waiting lanes in with the lanes about to arrive there, else -1. With a
+   * reference (`refines-its`), only the lanes that also wait at that BSYNC in the reference may
+   * be counted in (`waitingLanes` ∩ the reference's `waitingAt`): the machine passes that set as
+   * `arrived` to both keys — the mechanism counts those lanes in, the reference keys them as
+   * standing ready at the BSYNC. Without a reference the mechanism gets no `arrived` and counts
+   * in every waiting lane.
    */
   arrivalPc?(state: S): number;
+  /** Optional, with `arrivalPc`: the lanes the mechanism holds as waiting. */
+  waitingLanes?(state: S): number;
+  /** Optional, for the reference (`its`): the lanes waiting at a BSYNC at `pc`. */
+  waitingAt?(state: S, pc: number): number;
   view(state: S, fmt: Formatter): StateView;
   /**
    * Optional, for the explorer's dead-value reduction (`machine/liveness.ts`): calls `visit` with
