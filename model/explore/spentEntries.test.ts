@@ -10,9 +10,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMachine, type Machine } from '../machine/machine.ts';
+import type { Machine } from '../machine/machine.ts';
 import type { MechanismFactory } from '../mechanisms/mechanism.ts';
-import { findMechanism, resolveOptions } from '../mechanisms/registry.ts';
+import { findMechanism } from '../mechanisms/registry.ts';
 import {
   createSimtStack,
   isSpent,
@@ -20,7 +20,7 @@ import {
   type SimtStackState,
   type PathOrder,
 } from '../mechanisms/simtStack.ts';
-import { load, launchOf, reachable, replay } from '../testing/run.ts';
+import { machineOnFactory, reachable, replay } from '../testing/run.ts';
 import { explore, type Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 import { expectSameOutcomes } from '../testing/outcomes.ts';
@@ -35,7 +35,6 @@ const ORDERS: readonly PathOrder[] = [
 
 /** The SIMT stack (or `opcode-convergent`) with `order`, optionally with the planted bug. */
 function machine(text: string, order: PathOrder, plant: boolean, mech = 'simt-stack'): Machine {
-  const loaded = load(text);
   const factory: MechanismFactory =
     mech !== 'simt-stack'
       ? findMechanism(mech)!
@@ -51,18 +50,7 @@ function machine(text: string, order: PathOrder, plant: boolean, mech = 'simt-st
               }) as never,
           }
         : simtStackFactory;
-  const opts = resolveOptions(factory, { order });
-  if (!opts.ok) expect.fail(opts.problems.join('; '));
-  return createMachine({
-    program: loaded.program,
-    ops: loaded.ops,
-    launch: launchOf(loaded),
-    factory,
-    options: opts.options,
-    lanes: { atomicOrder: 'ascending', strict: false },
-    entry: loaded.entry,
-    ipdom: loaded.ipdom,
-  });
+  return machineOnFactory(text, factory, { order });
 }
 
 /**

@@ -12,16 +12,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KeyWriter } from '../machine/key.ts';
-import { createMachine, type Machine, type MachineState } from '../machine/machine.ts';
+import type { Machine, MachineState } from '../machine/machine.ts';
 import { explore, type Budget } from '../explore/exhaustive.ts';
 import { renderTuring, turingProgramWith } from '../../properties/arbitraries/turing.ts';
 import { checkFindings } from '../testing/groupKernels.ts';
-import { load, launchOf, machineOf, reachable } from '../testing/run.ts';
+import { machineOf, machineOnFactory, reachable } from '../testing/run.ts';
 import { expectSameOutcomes } from '../testing/outcomes.ts';
 import { createHanoi, hanoiFactory, type HanoiState } from './hanoi.ts';
 import type { PlantUnsoundRuns } from './hanoiRuns.ts';
 import type { MechanismFactory } from './mechanism.ts';
-import { resolveOptions } from './registry.ts';
 
 const budget: Budget = { maxStates: 3_000, maxDepth: 2_000, timeoutMs: 10_000 };
 const ORDERS = ['majority', 'taken-first', 'not-taken-first'] as const;
@@ -34,8 +33,7 @@ function machine(
   laneSymmetry: boolean,
 ): Machine {
   if (plant === null) return machineOf(text, 'hanoi', { options: { order }, laneSymmetry });
-  const loaded = load(text);
-  const factory: MechanismFactory = {
+  const planted: MechanismFactory = {
     ...hanoiFactory,
     create: (ctx, o) =>
       createHanoi(ctx, {
@@ -48,19 +46,7 @@ function machine(
         plantUnsoundRuns: plant,
       }) as never,
   };
-  const opts = resolveOptions(factory, { order });
-  if (!opts.ok) expect.fail(opts.problems.join('; '));
-  return createMachine({
-    program: loaded.program,
-    ops: loaded.ops,
-    launch: launchOf(loaded),
-    factory,
-    options: opts.options,
-    lanes: { atomicOrder: 'ascending', strict: false },
-    entry: loaded.entry,
-    ipdom: loaded.ipdom,
-    laneSymmetry,
-  });
+  return machineOnFactory(text, planted, { order }, laneSymmetry);
 }
 
 /**

@@ -24,7 +24,14 @@ import { execute, type ExecResult, type Outcome } from '../lanes/execute.ts';
 import { initialLaneData, readReg, type LaneData } from '../lanes/laneData.ts';
 import type { Launch } from '../lanes/launch.ts';
 import { memoryOf, type Memory } from '../lanes/memory.ts';
-import type { Machine, MachineState, Transition } from '../machine/machine.ts';
+import {
+  createMachine,
+  type Machine,
+  type MachineState,
+  type Transition,
+} from '../machine/machine.ts';
+import type { MechanismFactory } from '../mechanisms/mechanism.ts';
+import { resolveOptions } from '../mechanisms/registry.ts';
 import type { WideningPlant } from '../machine/widening.ts';
 import type { DeadWritesPlant } from '../machine/deadWrites.ts';
 import { loadProgram, resolveLaunch, type LoadedProgram } from '../scenario/loadProgram.ts';
@@ -94,6 +101,32 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
   );
   if (!m.ok) expect.fail(m.error.join('; '));
   return m.value;
+}
+
+/**
+ * A machine for a listing on `factory` itself — a mechanism variant that no registry name gives,
+ * such as a law's planted bug — with `options` resolved against it, refinement checked.
+ */
+export function machineOnFactory(
+  text: string,
+  factory: MechanismFactory,
+  options: Readonly<Record<string, string>> = {},
+  laneSymmetry = false,
+): Machine {
+  const loaded = load(text);
+  const opts = resolveOptions(factory, options);
+  if (!opts.ok) expect.fail(opts.problems.join('; '));
+  return createMachine({
+    program: loaded.program,
+    ops: loaded.ops,
+    launch: launchOf(loaded),
+    factory,
+    options: opts.options,
+    lanes: { atomicOrder: 'ascending', strict: false },
+    entry: loaded.entry,
+    ipdom: loaded.ipdom,
+    laneSymmetry,
+  });
 }
 
 /** Explores a listing exhaustively on one mechanism. */
