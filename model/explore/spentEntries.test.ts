@@ -21,9 +21,9 @@ import {
   type PathOrder,
 } from '../mechanisms/simtStack.ts';
 import { machineOnFactory, reachable, replay } from '../testing/run.ts';
-import { explore, type Budget } from './exhaustive.ts';
+import type { Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
-import { expectSameOutcomes } from '../testing/outcomes.ts';
+import { expectSameOutcomes, reducedAndPlain } from '../testing/outcomes.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
 const ORDERS: readonly PathOrder[] = [
@@ -128,12 +128,7 @@ function check(
   mech = 'simt-stack',
 ): void {
   const m = machine(text, order, plant, mech);
-  const plain = explore(m, budget, undefined, {
-    reduce: { deadValues: false, partialOrder: false },
-  });
-  const reduced = explore(m, budget, undefined, {
-    reduce: { deadValues: true, partialOrder: false },
-  });
+  const { plain, reduced } = reducedAndPlain(m, budget);
   if (plain.bound !== null || reduced.bound !== null) return;
   tally.compared++;
   expectSameOutcomes(reduced, plain, text);

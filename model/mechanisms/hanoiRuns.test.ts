@@ -13,11 +13,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KeyWriter } from '../machine/key.ts';
 import type { Machine, MachineState } from '../machine/machine.ts';
-import { explore, type Budget } from '../explore/exhaustive.ts';
+import type { Budget } from '../explore/exhaustive.ts';
 import { renderTuring, turingProgramWith } from '../../properties/arbitraries/turing.ts';
 import { checkFindings } from '../testing/groupKernels.ts';
 import { machineOf, machineOnFactory, reachable } from '../testing/run.ts';
-import { expectSameOutcomes } from '../testing/outcomes.ts';
+import { expectSameOutcomes, reducedAndPlain } from '../testing/outcomes.ts';
 import { createHanoi, hanoiFactory, type HanoiState } from './hanoi.ts';
 import type { PlantUnsoundRuns } from './hanoiRuns.ts';
 import type { MechanismFactory } from './mechanism.ts';
@@ -218,12 +218,7 @@ function check(
   laneSymmetry = false,
 ): void {
   const m = machine(text, order, plant, laneSymmetry);
-  const plain = explore(m, budget, undefined, {
-    reduce: { deadValues: false, partialOrder: false },
-  });
-  const reduced = explore(m, budget, undefined, {
-    reduce: { deadValues: true, partialOrder: false },
-  });
+  const { plain, reduced } = reducedAndPlain(m, budget);
   if (plain.bound !== null || reduced.bound !== null) return;
   tally.compared++;
   const states = reachable(m, 1_000);

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import type { ExploreResult } from '../explore/exhaustive.ts';
+import { explore, type Budget, type ExploreResult } from '../explore/exhaustive.ts';
+import type { Machine } from '../machine/machine.ts';
 
 /**
  * What the soundness laws compare between a reduced and an unreduced search (DESIGN.md "check
@@ -24,4 +25,17 @@ export function expectSameOutcomes(
 ): void {
   expect(verdictOf(reduced), label).toBe(verdictOf(plain));
   expect(outcomes(reduced), label).toEqual(outcomes(plain));
+}
+
+/**
+ * The laws of the reduced key (dead values, spent stack entries, arrival runs): the search with
+ * the reduced key and without it, partial-order reduction off in both.
+ */
+export function reducedAndPlain(
+  m: Machine,
+  budget: Budget,
+): { readonly reduced: ExploreResult; readonly plain: ExploreResult } {
+  const run = (deadValues: boolean) =>
+    explore(m, budget, undefined, { reduce: { deadValues, partialOrder: false } });
+  return { plain: run(false), reduced: run(true) };
 }
