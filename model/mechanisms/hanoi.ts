@@ -343,7 +343,6 @@ export function createHanoi(ctx: MechanismContext, o: HanoiOptions): Mechanism<H
         out.push(s.ws.length);
         for (const e of s.ws) {
           out.push(e.pc);
-          out.push(1);
           out.mask(e.mask);
         }
       } else waiting = runs.key(s, out, arrived ?? s.waiting);

@@ -88,8 +88,9 @@ export function arrivalRuns(
       op.kind === 'bmov-to-barrier' ||
       op.kind === 'yield',
   );
-  /** Item boundaries of the current key: ends[i] = index of the last entry of item i. */
+  /** The current key's items: index of the last entry of item i, and the union of its masks. */
   const ends = new Int32Array(33);
+  const unions = new Uint32Array(33);
 
   /** Some valid register a REC entry names holds part of `u`, not all of it. */
   const splits = (s: HanoiState, u: number): boolean => {
@@ -117,7 +118,11 @@ export function arrivalRuns(
         let u = ws[i]!.mask;
         if (mergeable && arrival[pc] === 1)
           while (j + 1 < n && ws[j + 1]!.pc === pc) u = (u | ws[++j]!.mask) >>> 0;
-        if (j > i && splits(s, u)) j = i;
+        if (j > i && splits(s, u)) {
+          j = i;
+          u = ws[i]!.mask;
+        }
+        unions[items] = u;
         ends[items++] = j;
         i = j + 1;
       }
@@ -127,8 +132,7 @@ export function arrivalRuns(
       for (let t = 0; t < items; t++) {
         const end = ends[t]!;
         const pc = ws[start]!.pc;
-        let u = 0;
-        for (let i = start; i <= end; i++) u = (u | ws[i]!.mask) >>> 0;
+        let u = unions[t]!;
         if (t === items - 1 && arrival[pc] === 1) {
           const counted = plantUnsound === 'all-waiting' ? waiting : (waiting & countable) >>> 0;
           u = (u | counted) >>> 0;
