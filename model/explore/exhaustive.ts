@@ -187,7 +187,7 @@ function redoAfterSearch(run: SearchRun): Redo | null {
   if (cache.offGraph) {
     const at: Transition['issue'] = cache.offGraph;
     return {
-      machine: machine.withoutSymmetry(),
+      machine: machine.withoutCallGraph(),
       options: {
         ...options,
         reduce: {
@@ -198,7 +198,7 @@ function redoAfterSearch(run: SearchRun): Redo | null {
           warpSymmetry: false,
         },
       },
-      why: `lane symmetry, warp symmetry, dead values, groups that run alone and BSYNC priority were switched off: the step at pc ${at.pc} leaves the control flow their reachability analysis assumes (a RET to an address other than its call's return site, or lanes that forgot a BREAK's guard; docs/semantics.md §14.4)`,
+      why: `lane symmetry, warp symmetry, dead values, dead writes, groups that run alone and BSYNC priority were switched off and liveness stops at CALL and RET: the step at pc ${at.pc} leaves the control flow their reachability analysis assumes (a RET to an address other than its call's return site, or lanes that forgot a BREAK's guard; docs/semantics.md §14.4)`,
     };
   }
   if (cache.porAbstract && !cache.orderDependent)

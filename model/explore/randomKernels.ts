@@ -93,28 +93,79 @@ const instruction: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('YIELD', 'NOP', 'WARPSYNC 0x3') },
 );
 
-/** A kernel of 1..maxLength instructions, then EXIT and a subroutine `SUB` that CALL reaches. */
+/**
+ * An instruction of a generated subroutine (`subroutines`): any of the body's but CALL, with
+ * branches inside the subroutine, plus a guarded rewrite of the return address R20 to a label
+ * of the body — a RET that leaves the graph of calls and returns (`explore/offGraph.ts`).
+ */
+const subInstruction: fc.Arbitrary<string> = fc.oneof(
+  { weight: 8, arbitrary: instruction.filter((i) => i !== 'CALL %C') },
+  { weight: 1, arbitrary: guard.map((g) => `${g}MOV R20, %L`) },
+);
+
+/**
+ * An instruction of a body that calls a generated subroutine: the body's, or a test and a trap, so
+ * that what the callee leaves in a register shows in the outcomes (a trap when it holds a value).
+ */
+const callerInstruction: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: instruction },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(reg, small)
+      .map(([r, v]) => `ISETP.EQ.AND P2, PT, ${r}, ${v}, PT ;\n        @P2 BPT.TRAP 0x1`),
+  },
+);
+
+/**
+ * A kernel of 1..maxLength instructions, then EXIT and a subroutine `SUB` that CALL reaches:
+ * `IADD3 R5, R5, 0x1; RET`, or with `subroutines` 0..4 random instructions before the RET
+ * (`subInstruction`) — values the caller reads or not after the call, branches and loops inside
+ * the callee, and now and then a return elsewhere.
+ */
 export function randomKernel(
   options: {
     readonly maxLength?: number;
     readonly maxWarpSize?: number;
     readonly maxWarps?: number;
+    readonly subroutines?: boolean;
   } = {},
 ): fc.Arbitrary<RandomKernel> {
+  const shape = {
+    warpSize: fc.integer({ min: 1, max: options.maxWarpSize ?? 3 }),
+    warps: fc.integer({ min: 1, max: options.maxWarps ?? 2 }),
+    mem: fc.tuple(fc.nat(3), fc.nat(3)),
+  };
+  const bodyOf = (ins: fc.Arbitrary<string>) =>
+    fc.array(fc.tuple(ins, fc.nat()), { minLength: 1, maxLength: options.maxLength ?? 9 });
+  // Without `subroutines`, the record the laws' fixed seeds were calibrated on, unchanged.
+  if (!options.subroutines)
+    return fc
+      .record({ body: bodyOf(instruction), ...shape })
+      .map(({ body, warpSize, warps, mem }) => ({
+        warpSize,
+        warps,
+        text: render(body, warpSize, warps, mem),
+      }));
   return fc
     .record({
-      body: fc.array(fc.tuple(instruction, fc.nat()), {
-        minLength: 1,
-        maxLength: options.maxLength ?? 9,
-      }),
-      warpSize: fc.integer({ min: 1, max: options.maxWarpSize ?? 3 }),
-      warps: fc.integer({ min: 1, max: options.maxWarps ?? 2 }),
-      mem: fc.tuple(fc.nat(3), fc.nat(3)),
+      body: bodyOf(callerInstruction),
+      sub: fc.array(fc.tuple(subInstruction, fc.nat()), { minLength: 0, maxLength: 4 }),
+      callAt: fc.nat(2),
+      ...shape,
     })
-    .map(({ body, warpSize, warps, mem }) => ({
+    .map(({ body, sub, callAt, warpSize, warps, mem }) => ({
       warpSize,
       warps,
-      text: render(body, warpSize, warps, mem),
+      // One CALL more among the first three places of the body, so every kernel calls and most
+      // read what the call leaves.
+      text: render(
+        [...body.slice(0, callAt), ['CALL %C', 0] as const, ...body.slice(callAt)],
+        warpSize,
+        warps,
+        mem,
+        sub,
+      ),
     }));
 }
 
@@ -123,6 +174,7 @@ function render(
   warpSize: number,
   warps: number,
   mem: readonly [number, number],
+  sub: readonly (readonly [string, number])[] | null = null,
 ): string {
   const n = body.length;
   const lines = [
@@ -138,7 +190,32 @@ function render(
     }
     lines.push(`        ${ins.replace('%T', `\`(L${t % (n + 1)})`)} ;`);
   });
-  lines.push(`L${n}:`, '        EXIT ;', 'SUB:', '        IADD3 R5, R5, 0x1, RZ ;');
+  lines.push(`L${n}:`, '        EXIT ;', 'SUB:');
+  if (sub === null) lines.push('        IADD3 R5, R5, 0x1, RZ ;');
+  else
+    sub.forEach(([ins, t], i) => {
+      lines.push(`S${i}:`);
+      const line = ins
+        .replace('%T', `\`(S${t % (sub.length + 1)})`)
+        .replace('%L', `%OFF(L${t % (n + 1)})`);
+      lines.push(`        ${line} ;`);
+    });
+  if (sub !== null) lines.push(`S${sub.length}:`);
   lines.push('        RET.REL.NODEC R20 0x0 ;');
-  return lines.join('\n') + '\n';
+  // A label as an operand of MOV reads as an unknown value (a structured return); a return
+  // elsewhere needs the label's byte offset: 16 bytes per instruction from the function's start.
+  const flat = lines.join('\n').split('\n');
+  const offsets = new Map<string, number>();
+  let index = 0;
+  for (const l of flat.slice(2)) {
+    if (/^\w+:$/.test(l)) offsets.set(l.slice(0, -1), index * 16);
+    else index++;
+  }
+  return (
+    flat
+      .map((l) =>
+        l.replace(/%OFF\((\w+)\)/, (_, label: string) => `0x${offsets.get(label)!.toString(16)}`),
+      )
+      .join('\n') + '\n'
+  );
 }

@@ -177,6 +177,7 @@ export class SearchRun {
     // its graph sends the search again without them (`exhaustive.ts`).
     const graphBound =
       machine.symmetric ||
+      machine.followsCalls ||
       reduced ||
       this.alone !== null ||
       this.bsyncFirst !== null ||

@@ -245,6 +245,9 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     (op) => bm.policy(op),
     true,
     spec.plantUnsoundRelevance ?? false,
+    // Block machines keep every value live across CALL and RET: their RET steps are not checked
+    // against the return sites (`explore/offGraph.ts` reads per-warp call stacks).
+    'opaque',
   );
   const warpKey = blockWarpKey(ops, ctx, bm, live);
   const keyWriter = new KeyWriter();
@@ -336,6 +339,8 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     // Summaries of chains never run here (no `moveLanes`): every live lane counts as numbered.
     ownNumberReaders: (ws) => ~ws.data.exited >>> 0,
     withoutSymmetry: () => machine,
+    withoutCallGraph: () => machine,
+    followsCalls: false,
     withoutDeadWrites: () => machine,
     skipsDeadWrites: false,
     warpSteps(_k, ws, mem) {

@@ -1,7 +1,8 @@
 /**
  * Per-lane liveness (`liveness.ts`), on listings whose live sets are derived by hand from the
  * definition: live_in = uses ∪ (live_out − definite writes); live_out = ∪ live_in of the static
- * successors, or everything after an instruction whose successors are not known statically.
+ * successors (a CALL's callee, a RET's return sites, a BRX's target table), or everything after an
+ * instruction whose successors are not known statically.
  */
 import { describe, expect, it } from 'vitest';
 import { registerLayout } from '../lanes/laneData.ts';
@@ -10,12 +11,24 @@ import { load } from '../testing/run.ts';
 import { liveness } from './liveness.ts';
 
 /** Live registers (as `R<n>` names) and predicates (`P<n>`) at every PC. */
-function liveSets(text: string, policy: Policy = 'native', relevance = false): string[][] {
+function liveSets(
+  text: string,
+  policy: Policy = 'native',
+  relevance = false,
+  calls: 'follow' | 'opaque' = 'follow',
+): string[][] {
   const { ops } = load(text);
   const layout = registerLayout(ops);
   const names: string[] = [];
   for (let r = 0; r < 255; r++) if (layout.slot[r]! >= 0) names[layout.slot[r]!] = `R${r}`;
-  const lv = liveness(ops, layout, (op) => (op.kind === 'bssy' ? policy : 'native'), relevance);
+  const lv = liveness(
+    ops,
+    layout,
+    (op) => (op.kind === 'bssy' ? policy : 'native'),
+    relevance,
+    false,
+    calls,
+  );
   return ops.map((_, pc) => {
     const out: string[] = [];
     for (let s = 0; s < layout.count; s++)
@@ -70,21 +83,63 @@ describe('liveness', () => {
     expect(liveSets(text)).toEqual([['R1', 'R2', 'P3'], ['P1', 'P2'], ['P2'], ['R3'], []]);
   });
 
-  it('everything is live before CALL, RET and BRX (their successors are not static)', () => {
-    const text = [
-      'MOV R1, 0x1', // 0: R1 is written here, so only R20, P0 stay
-      '@P0 CALL.REL.NOINC f', // 1: everything
-      'EXIT', // 2
-      'f:',
-      'MOV R5, 0x1', // 3: R5 written, then RET: everything but R5
-      'RET.REL.NODEC R20 0x0', // 4: everything
-    ].join('\n');
-    const all = ['R1', 'R5', 'R20', 'P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6'];
-    const sets = liveSets(text);
+  // Hand derivation for both (relevance off): RET's successors are the return sites, here pc 2
+  // only; a guarded CALL goes on to its callee and to pc + 1.
+  //   6 RET R20:       uses R20, then live_in(2)         → {R1, R20}
+  //   5 STS [..], R5:  uses R5                           → {R1, R5, R20}
+  //   4 MOV R5, R2:    kills R5, uses R2                 → {R1, R2, R20}
+  //   2 STS [..], R1:                                    → {R1};  3 EXIT → {}
+  //   1 @P0 CALL f:    uses P0; live_in(2) ∪ live_in(4)  → {R1, R2, R20, P0}
+  //   0 MOV R1, 0x1:   kills R1                          → {R2, R20, P0}
+  const callText = [
+    'MOV R1, 0x1', // 0
+    '@P0 CALL.REL.NOINC f', // 1
+    'STS [RZ+0x100], R1', // 2: the return site
+    'EXIT', // 3
+    'f:',
+    'MOV R5, R2', // 4
+    'STS [RZ+0x104], R5', // 5
+    'RET.REL.NODEC R20 0x0', // 6
+  ].join('\n');
+
+  it('a CALL leads into its callee, a RET to the return sites: what the caller reads after is live inside', () => {
+    expect(liveSets(callText)).toEqual([
+      ['R2', 'R20', 'P0'],
+      ['R1', 'R2', 'R20', 'P0'],
+      ['R1'],
+      [],
+      ['R1', 'R2', 'R20'],
+      ['R1', 'R5', 'R20'],
+      ['R1', 'R20'],
+    ]);
+  });
+
+  it("with calls 'opaque' (the search redone after a RET left the graph) everything is live before CALL and RET", () => {
+    const all = ['R1', 'R2', 'R5', 'R20', 'P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6'];
+    const sets = liveSets(callText, 'native', false, 'opaque');
     expect(sets[1]).toEqual(all);
-    expect(sets[4]).toEqual(all);
-    expect(sets[3]).toEqual(all.filter((x) => x !== 'R5'));
+    expect(sets[6]).toEqual(all);
+    expect(sets[5]).toEqual(all);
+    expect(sets[4]).toEqual(all.filter((x) => x !== 'R5'));
     expect(sets[0]).toEqual(all.filter((x) => x !== 'R1'));
+    expect(sets[2]).toEqual(['R1']);
+  });
+
+  it('a BRX with a target table leads to its targets only; without one everything is live', () => {
+    // 0 BRX R0 → {.L_1 (pc 2), .L_2 (pc 4)} or on to pc 1; each target reads one register.
+    const table = [
+      'BRX R0 -0x10 (*"BRANCH_TARGETS .L_1,.L_2"*)', // 0: {R0, R2, R3}
+      'EXIT', // 1
+      '.L_1:',
+      'STS [RZ+0x100], R2', // 2: {R2}
+      'EXIT', // 3
+      '.L_2:',
+      'STS [RZ+0x100], R3', // 4: {R3}
+      'EXIT', // 5
+    ].join('\n');
+    expect(liveSets(table)[0]).toEqual(['R0', 'R2', 'R3']);
+    const bare = table.replace(' (*"BRANCH_TARGETS .L_1,.L_2"*)', '');
+    expect(liveSets(bare)[0]).toEqual(['R0', 'R2', 'R3', 'P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6']);
   });
 
   it('a foreign instruction under policy nop reads nothing; under reject everything is live', () => {

@@ -20,8 +20,14 @@ import type { Policy } from '../mechanisms/mechanism.ts';
  * - *writes*: `kills` names only what an op writes for every lane that executes it, so a guarded
  *   op kills nothing (a lane that does not participate keeps its old value);
  * - *paths*: a lane only ever executes, after its current PCs (as the mechanism reports them with
- *   `lanePcs`), static successors of what it executed; instructions whose successors are not known
- *   statically (BRX, RET, CALL, stack-ops, rejected foreign ones) make every value live.
+ *   `lanePcs`), static successors of what it executed. A CALL's successor is its callee, a RET's
+ *   every return site (the instruction after some CALL; context-insensitive), a BRX's its target
+ *   table — the graph `mayReach` follows. A RET may jump elsewhere (SEMANTICS §1: to any offset
+ *   its register holds); the explorer checks every RET step while anything that reads this
+ *   analysis is on and then searches again on a machine whose liveness is built with
+ *   `calls: 'opaque'` (`explore/offGraph.ts`, docs/semantics.md §13). Instructions whose
+ *   successors are not known statically (BRX without a table, stack-ops, rejected foreign ones)
+ *   make every value live.
  */
 export interface Liveness {
   /** Words per PC in `regs` (one bit per register slot). */
@@ -75,6 +81,13 @@ export function liveness(
   relevance = true,
   /** The relevance law's planted bug only: BRA does not read its guard (never set elsewhere). */
   plantUnsound = false,
+  /**
+   * `follow` (the default): CALL goes into its callee, RET to every return site, BRX to its
+   * target table — the graph `mayReach` has always used. `opaque`: every value is live after
+   * them, for a search that has seen a RET leave that graph (`explore/offGraph.ts`). `plant`:
+   * the law's planted bug only — a RET leads nowhere (nothing is live before it but its address).
+   */
+  calls: 'follow' | 'opaque' | 'plant' = 'follow',
 ): Liveness {
   const n = ops.length;
   const words = Math.max(1, Math.ceil(layout.count / 32));
@@ -88,6 +101,9 @@ export function liveness(
   const writesP = new Uint8Array(n + 1);
   const allOut = new Uint8Array(n + 1);
   const succ: number[][] = [];
+  /** The instructions after a CALL, and the RETs (whose successors include every one of them). */
+  const returnSites: number[] = [];
+  const rets: number[] = [];
   for (let pc = 0; pc < n; pc++) {
     const op = ops[pc]!;
     const pol = policy(op);
@@ -152,13 +168,39 @@ export function liveness(
         succ.push(next);
         break;
       case 'brx':
-      case 'ret':
-        // Targets come from a register (and the call stack): everything is live after.
+        // A target table bounds where lanes go (a lane whose value leads elsewhere stops the run,
+        // `lanes/execute.ts`); without one, everything is live after.
         useReg(op.reg);
-        allOut[pc] = 1;
-        succ.push([]);
+        if (op.targets.length > 0 && calls !== 'opaque') succ.push([pc + 1, ...op.targets]);
+        else {
+          allOut[pc] = 1;
+          succ.push([]);
+        }
+        break;
+      case 'ret':
+        // To the return sites (filled in below, once every CALL is known), as `mayReach` goes: a
+        // RET elsewhere leaves the graph, which the explorer checks on every RET step
+        // (`explore/offGraph.ts`) and then searches again without the reductions that read
+        // liveness. A guarded RET's other lanes go on to pc + 1.
+        useReg(op.reg);
+        if (calls === 'opaque') {
+          allOut[pc] = 1;
+          succ.push([]);
+        } else {
+          succ.push(unconditional ? [] : next);
+          if (calls === 'follow') rets.push(pc);
+        }
         break;
       case 'call':
+        // Into the callee; its RETs lead back to every return site (context-insensitive, so what
+        // one caller still reads is live in the callee for all). pc + 1 for a guarded CALL's
+        // other lanes (and harmless otherwise: it is a return site).
+        if (calls === 'opaque') {
+          allOut[pc] = 1;
+          succ.push([]);
+        } else succ.push([pc + 1, op.target]);
+        returnSites.push(pc + 1);
+        break;
       case 'stack-op':
         allOut[pc] = 1;
         succ.push([]);
@@ -260,6 +302,7 @@ export function liveness(
     // A register both read and written by one op is read first: uses win over kills below.
   }
   succ.push([]);
+  for (const pc of rets) succ[pc]!.push(...returnSites);
   // How each op reads under relevance: 0 always (a sink), 1 when it writes something live, 2 a
   // store (when memory is relevant), 3 a load (when it writes something live).
   const reads = new Uint8Array(n + 1);
@@ -358,8 +401,6 @@ export function liveness(
   }
   // Control successors: as `succ`, but a CALL goes to its callee and its return site, a RET to
   // every return site, a BRX to its declared targets (unknown ones: anywhere, null).
-  const returnSites: number[] = [];
-  for (let pc = 0; pc < n; pc++) if (ops[pc]!.kind === 'call') returnSites.push(pc + 1);
   const next = (pc: number): readonly number[] | null => {
     const op = ops[pc]!;
     if (policy(op) === 'reject') return [];

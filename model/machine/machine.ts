@@ -138,6 +138,11 @@ export function createMachine(spec: MachineSpec): Machine {
     warpPinned: warpPins(setup),
     ownNumberReaders: ownNumberReaders(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
+    withoutCallGraph: () =>
+      symmetric || setup.skipDead || (canReduce && !spec.opaqueCalls)
+        ? createMachine({ ...spec, laneSymmetry: false, skipDeadWrites: false, opaqueCalls: true })
+        : machine,
+    followsCalls: canReduce && !spec.opaqueCalls,
     skipsDeadWrites: setup.skipDead !== null,
     withoutDeadWrites: () =>
       setup.skipDead ? createMachine({ ...spec, skipDeadWrites: false }) : machine,

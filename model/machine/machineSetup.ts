@@ -115,7 +115,14 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
   const nSlots = ctx.layout.count;
   const canReduce = typeof mech.lanePcs === 'function';
   const live = canReduce
-    ? liveness(ops, ctx.layout, (op) => mech.policy(op), true, spec.plantUnsoundRelevance ?? false)
+    ? liveness(
+        ops,
+        ctx.layout,
+        (op) => mech.policy(op),
+        true,
+        spec.plantUnsoundRelevance ?? false,
+        spec.opaqueCalls ? 'opaque' : spec.plantUnsoundReturns ? 'plant' : 'follow',
+      )
     : null;
   const withOptions = Object.keys(spec.options).length ? ' with these options' : '';
   const symmetryOff: string | null = !spec.laneSymmetry

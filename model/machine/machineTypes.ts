@@ -154,6 +154,14 @@ export interface Machine {
   /** The same machine without lane symmetry. */
   withoutSymmetry(): Machine;
   /**
+   * The same machine with nothing that rests on the graph of calls and returns: no lane symmetry,
+   * every write computed, liveness opaque at CALL, RET and BRX (`MachineSpec.opaqueCalls`) — for
+   * the search redone after a RET left that graph (`explore/offGraph.ts`). Itself when it is so.
+   */
+  withoutCallGraph(): Machine;
+  /** Liveness follows CALL and RET (`MachineSpec.opaqueCalls` off, keys reducible). */
+  readonly followsCalls: boolean;
+  /**
    * The same machine computing every write (`MachineSpec.skipDeadWrites` off), or this one when
    * it already does: what saved scenarios replay on (`explore` checks its findings against it).
    */
@@ -264,6 +272,14 @@ export interface MachineSpec {
   readonly plantUnsoundDeadWrites?: DeadWritesPlant;
   /** The relevance law's planted bug (`liveness.ts`); never set outside that test. */
   readonly plantUnsoundRelevance?: boolean;
+  /**
+   * Liveness treats CALL, RET and BRX as opaque (every value live after them) instead of
+   * following calls into callees and returns to return sites (`liveness.ts`, `calls`): the
+   * machine for a search redone after a RET left that graph (`Machine.withoutCallGraph`).
+   */
+  readonly opaqueCalls?: boolean;
+  /** The call-liveness law's planted bug (a RET leads nowhere, `liveness.ts`); tests only. */
+  readonly plantUnsoundReturns?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */
   readonly plantUnsoundSymmetry?: boolean;
   /**

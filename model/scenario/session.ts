@@ -24,6 +24,8 @@ export function machineFor(
     MachineSpec,
     | 'plantUnsoundRelevance'
     | 'plantUnsoundBarriers'
+    | 'opaqueCalls'
+    | 'plantUnsoundReturns'
     | 'plantUnsoundWidening'
     | 'skipDeadWrites'
     | 'deadRuns'

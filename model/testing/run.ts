@@ -63,6 +63,10 @@ export interface RunSetup {
   readonly plantUnsoundRelevance?: boolean;
   /** The barrier-liveness law's planted bug (`MachineSpec.plantUnsoundBarriers`). */
   readonly plantUnsoundBarriers?: boolean;
+  /** Liveness opaque at CALL, RET and BRX (`MachineSpec.opaqueCalls`). */
+  readonly opaqueCalls?: boolean;
+  /** The call-liveness law's planted bug (`MachineSpec.plantUnsoundReturns`). */
+  readonly plantUnsoundReturns?: boolean;
   /** Loop widening (`MachineSpec.widen`); 0 or absent: off. */
   readonly widen?: number;
   /** The widening law's planted bug (`MachineSpec.plantUnsoundWidening`). */
@@ -91,6 +95,8 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
     {
       ...(setup.plantUnsoundRelevance ? { plantUnsoundRelevance: true } : {}),
       ...(setup.plantUnsoundBarriers ? { plantUnsoundBarriers: true } : {}),
+      ...(setup.opaqueCalls ? { opaqueCalls: true } : {}),
+      ...(setup.plantUnsoundReturns ? { plantUnsoundReturns: true } : {}),
       ...(setup.plantUnsoundWidening ? { plantUnsoundWidening: setup.plantUnsoundWidening } : {}),
       ...(setup.skipDeadWrites ? { skipDeadWrites: true } : {}),
       ...(setup.deadRuns === false ? { deadRuns: false } : {}),
