@@ -1,6 +1,6 @@
-import { isLaneLocalDataOp, type Op, type Src } from '../isa/op.ts';
+import { isLaneLocalDataOp, type Op } from '../isa/op.ts';
 import type { Policy } from '../mechanisms/mechanism.ts';
-import type { Liveness } from './liveness.ts';
+import { mayBeUniformUnknown, type Liveness } from './liveness.ts';
 
 /** The dead-write law's planted bug (`deadWrites.test.ts`); never set outside that test. */
 export type DeadWritesPlant =
@@ -71,7 +71,3 @@ function skippableKind(op: Op): boolean {
   if (op.kind === 'isetp') return !mayBeUniformUnknown(op.a) && !mayBeUniformUnknown(op.b);
   return true;
 }
-
-/** A source `uniformCompare` may read as one unknown value shared by the lanes. */
-const mayBeUniformUnknown = (s: Src): boolean =>
-  s.kind === 'cbank' || (s.kind === 'unknown' && s.uniform === true);

@@ -65,6 +65,14 @@ export interface Liveness {
 const ALL_PREDS = 0x7f;
 
 /**
+ * A source that may read as one unknown value shared by the lanes — an unknown constant or a
+ * uniform register — against which an ISETP is a choice among stand-ins
+ * (`lanes/uniformCompare.ts`; a constant may be known at run time, so every constant counts).
+ */
+export const mayBeUniformUnknown = (s: Src): boolean =>
+  s.kind === 'cbank' || (s.kind === 'unknown' && s.uniform === true);
+
+/**
  * With `relevance` (the default) a value is live only where it may still influence control:
  * *strong* (faint-variable) liveness. An instruction reads its sources only when it is a sink —
  * control, barrier, WARPSYNC and atomic instructions, and stores while memory is relevant — or
@@ -312,12 +320,19 @@ export function liveness(
     if (!relevance || pol === 'reject' || pol === 'nop') continue;
     if (plantUnsound && op.kind === 'bra') reads[pc] = 1;
     switch (op.kind) {
+      case 'isetp':
+        // Against an operand that may be one unknown value shared by the warp, whether the other
+        // operand is known decides whether the step is a choice among stand-ins
+        // (`lanes/uniformCompare.ts`), which flags the loop turn for widening — control, even
+        // when the predicates it writes are dead: a sink. (Found by a review: a dead write left
+        // that operand stale and unknown, and a loop that the plain search widened never was.)
+        reads[pc] = mayBeUniformUnknown(op.a) || mayBeUniformUnknown(op.b) ? 0 : 1;
+        break;
       case 'mov':
       case 's2r':
       case 'arith':
       case 'lop3':
       case 'shift':
-      case 'isetp':
       case 'plop3':
       case 'vote':
       case 'opaque':
