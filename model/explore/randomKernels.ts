@@ -96,11 +96,18 @@ const instruction: fc.Arbitrary<string> = fc.oneof(
 /**
  * An instruction of a generated subroutine (`subroutines`): any of the body's but CALL, with
  * branches inside the subroutine, plus a guarded rewrite of the return address R20 to a label
- * of the body — a RET that leaves the graph of calls and returns (`explore/offGraph.ts`).
+ * of the body — a RET that leaves the graph of calls and returns (`explore/offGraph.ts`) — and a
+ * comparison with an unknown constant (a choice among stand-ins, `lanes/uniformCompare.ts`).
  */
 const subInstruction: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: instruction.filter((i) => i !== 'CALL %C') },
   { weight: 1, arbitrary: guard.map((g) => `${g}MOV R20, %L`) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(cmp, pred, reg)
+      .map(([c, p, a]) => `ISETP.${c}.AND ${p}, PT, ${a}, c[0x0][0x160], PT`),
+  },
 );
 
 /**
