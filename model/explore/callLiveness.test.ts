@@ -17,19 +17,11 @@ import { describe, expect, it } from 'vitest';
 import { machineOf } from '../testing/run.ts';
 import { expectSameOutcomes, outcomes } from '../testing/outcomes.ts';
 import { checkFindings } from '../testing/groupKernels.ts';
-import { explore, type Budget, type Reductions } from './exhaustive.ts';
+import { explore, noReductions, type Budget } from './exhaustive.ts';
 import { randomKernel } from './randomKernels.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 10_000, timeoutMs: 20_000 };
-const plainReduce: Partial<Reductions> = {
-  deadValues: false,
-  partialOrder: false,
-  exitPriority: false,
-  aloneGroups: false,
-  bsyncPriority: false,
-  warpSymmetry: false,
-  accelerate: false,
-};
+const plainReduce = noReductions;
 
 const configs: readonly { mech: string; options: Record<string, string> }[] = [
   { mech: 'its', options: {} },
@@ -108,6 +100,17 @@ describe('liveness across CALL and RET', () => {
     'ISETP.LT.AND P0, PT, R0, 0x3, PT ;',
   ];
   const tail = ['ISETP.NE.AND P2, PT, R0, 0x3, PT ;', '@P2 BPT.TRAP 0x1 ;', 'EXIT ;'];
+  const callThenLoop = [
+    'MOV R0, 0x0 ;',
+    'MOV R20, `(RET0) ;',
+    'CALL.REL.NOINC `(SUB) ;',
+    'RET0:',
+    ...tail,
+    'SUB:',
+    ...loop,
+    '@P0 BRA `(SUB) ;',
+    'RET.REL.NODEC R20 0x0 ;',
+  ];
   const reviewKernels: Record<string, string> = {
     // a dead write before the CALL: R5 = 1 written over the FADD's unknown
     'dead write, then a call': [
@@ -115,15 +118,7 @@ describe('liveness across CALL and RET', () => {
       'FADD R5, R1, R2 ;',
       'ATOMS.ADD RZ, [RZ+0x100], R5 ;',
       'MOV R5, 0x1 ;',
-      'MOV R0, 0x0 ;',
-      'MOV R20, `(RET0) ;',
-      'CALL.REL.NOINC `(SUB) ;',
-      'RET0:',
-      ...tail,
-      'SUB:',
-      ...loop,
-      '@P0 BRA `(SUB) ;',
-      'RET.REL.NODEC R20 0x0 ;',
+      ...callThenLoop,
     ].join('\n'),
     // two paths, R5 unknown on one and 1 on the other, meeting before the call (merged keys)
     'merged paths, then a call': [
@@ -136,15 +131,7 @@ describe('liveness across CALL and RET', () => {
       'A:',
       'MOV R5, 0x1 ;',
       'J:',
-      'MOV R0, 0x0 ;',
-      'MOV R20, `(RET0) ;',
-      'CALL.REL.NOINC `(SUB) ;',
-      'RET0:',
-      ...tail,
-      'SUB:',
-      ...loop,
-      '@P0 BRA `(SUB) ;',
-      'RET.REL.NODEC R20 0x0 ;',
+      ...callThenLoop,
     ].join('\n'),
     // the same without a call (the hole predates call liveness)
     'dead write, no call': [

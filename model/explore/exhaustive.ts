@@ -8,6 +8,7 @@ import { SearchRun } from './searchRun.ts';
 import {
   defaultBudget,
   defaultReductions,
+  noReductions,
   type Budget,
   type ExploreOptions,
   type ExploreResult,
@@ -16,7 +17,7 @@ import {
 } from './exploreTypes.ts';
 
 // What a search takes and gives lives in `exploreTypes.ts`; its callers import it from here.
-export { defaultBudget, defaultReductions };
+export { defaultBudget, defaultReductions, noReductions };
 export type { Budget, ExploreOptions, ExploreResult, Progress, Reductions };
 
 /**

@@ -167,6 +167,18 @@ export const defaultReductions: Reductions = {
   chainSummaries: true,
 };
 
+/** Every reduction off: the plain search the soundness laws compare with. */
+export const noReductions: Reductions = {
+  deadValues: false,
+  partialOrder: false,
+  exitPriority: false,
+  aloneGroups: false,
+  bsyncPriority: false,
+  warpSymmetry: false,
+  accelerate: false,
+  chainSummaries: false,
+};
+
 export interface ExploreOptions {
   readonly reduce?: Partial<Reductions>;
   /** A planted bug for the partial-order soundness law; never set outside tests. */
