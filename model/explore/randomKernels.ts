@@ -199,7 +199,7 @@ function render(
   });
   lines.push(`L${n}:`, '        EXIT ;', 'SUB:');
   if (sub === null) lines.push('        IADD3 R5, R5, 0x1, RZ ;');
-  else
+  else {
     sub.forEach(([ins, t], i) => {
       lines.push(`S${i}:`);
       const line = ins
@@ -207,7 +207,8 @@ function render(
         .replace('%L', `%OFF(L${t % (n + 1)})`);
       lines.push(`        ${line} ;`);
     });
-  if (sub !== null) lines.push(`S${sub.length}:`);
+    lines.push(`S${sub.length}:`);
+  }
   lines.push('        RET.REL.NODEC R20 0x0 ;');
   // A label as an operand of MOV reads as an unknown value (a structured return); a return
   // elsewhere needs the label's byte offset: 16 bytes per instruction from the function's start.

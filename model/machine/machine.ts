@@ -100,6 +100,8 @@ export function createMachine(spec: MachineSpec): Machine {
     return out;
   };
 
+  /** Liveness follows CALL and RET (`Machine.followsCalls`). */
+  const followsCalls = canReduce && !spec.opaqueCalls;
   const machine: Machine = {
     program,
     ops,
@@ -139,10 +141,10 @@ export function createMachine(spec: MachineSpec): Machine {
     ownNumberReaders: ownNumberReaders(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
     withoutCallGraph: () =>
-      symmetric || setup.skipDead || (canReduce && !spec.opaqueCalls)
+      symmetric || setup.skipDead || followsCalls
         ? createMachine({ ...spec, laneSymmetry: false, skipDeadWrites: false, opaqueCalls: true })
         : machine,
-    followsCalls: canReduce && !spec.opaqueCalls,
+    followsCalls,
     skipsDeadWrites: setup.skipDead !== null,
     withoutDeadWrites: () =>
       setup.skipDead ? createMachine({ ...spec, skipDeadWrites: false }) : machine,
