@@ -115,6 +115,24 @@ export function explore(
     },
     sawUnknownChoice: run.sawUnknownChoice,
   });
+  // Loop visits (`widening.ts`): the reduced key leaves them out, so a stored state may widen
+  // later than a run that reaches it after more turns, and a path through it — a lasso around a
+  // widened loop — may not walk again. The search with loop visits keyed stores states that
+  // widen as the runs do; its result stands when it ends within what is left of the budget.
+  if (unreplayable > 0) {
+    const keyed = machine.withLoopVisitsKeyed();
+    if (keyed !== machine) {
+      const again = redo({
+        machine: keyed,
+        options,
+        why: `loop visits were keyed: ${unreplayable === 1 ? 'a finding' : `${unreplayable} findings`} could not be walked again from the initial state, where a run widens a loop sooner than a stored state it passes`,
+      });
+      if (again.bound === null) return again;
+      notes.push(
+        `a search with loop visits keyed, to walk ${unreplayable === 1 ? 'that finding' : 'those findings'} again, ran out (${again.bound}); this result is the search without them`,
+      );
+    }
+  }
   // Dead writes (`machine/deadWrites.ts`): a schedule that replays on this machine but not on
   // the one that computes every write — where saved scenarios replay — sends the search there.
   // (Schedules left compressed, too long or not walked, replay on neither.)

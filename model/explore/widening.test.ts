@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { machineOf } from '../testing/run.ts';
 import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
+import { findingReplays } from './findingReplays.ts';
 import { randomKernel } from './randomKernels.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 5_000, timeoutMs: 20_000 };
@@ -131,6 +132,42 @@ describe('a loop whose exit compares with a launch constant', () => {
       const widened = explore(machineOf(text, mech, { widen: 2 }), small);
       expect(widened.verdict, mech).toBe('terminates');
       expect(widened.bound, mech).toBeNull();
+    }
+  });
+});
+
+describe('a lasso around a widened loop', () => {
+  it('walks again from the initial state and replays', () => {
+    // One lane calls SUB and never returns (`BRA SUB` is unconditional): a livelock on every
+    // mechanism. The ISETP compares with a launch constant, a choice among stand-ins that flags
+    // the loop, so from the second turn on widening forgets P0 at each jump back. On `simt-stack`
+    // the return entry at RET0 keeps P0 in the reduced key (its `@P0 EXIT` reads it), and the
+    // reduced key leaves loop visits out: the stored states are those of the first turns, whose
+    // cycle a run with more turns cannot follow (it widens where they did not). The search is
+    // redone with loop visits keyed (`Machine.withLoopVisitsKeyed`); its lasso goes round the
+    // widened loop. Before that, the explorer said the finding "could not be walked again" and
+    // its schedule stopped at step 4 on replay.
+    const text = [
+      '// @warpcheck warp-size=1 warps=1',
+      'MOV R20, `(RET0)',
+      'CALL.REL.NOINC `(SUB)',
+      'RET0:',
+      '@P0 EXIT ;',
+      'EXIT ;',
+      'SUB:',
+      'ISETP.EQ.AND P0, PT, R0, c[0x0][0x160], PT ;',
+      'BRA `(SUB) ;',
+      'RET.REL.NODEC R20 0x0 ;',
+    ].join('\n');
+    for (const mech of mechanisms) {
+      const machine = machineOf(text, mech, { widen: 2 });
+      const r = explore(machine, budget);
+      expect([r.verdict, r.kind], mech).toEqual(['deadlock', 'livelock']);
+      expect(
+        r.notes.filter((n) => /may not replay/.test(n)),
+        mech,
+      ).toEqual([]);
+      for (const f of r.findings) expect(findingReplays(machine, f), mech).toBe(true);
     }
   });
 });

@@ -342,6 +342,7 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     withoutCallGraph: () => machine,
     followsCalls: false,
     withoutDeadWrites: () => machine,
+    withLoopVisitsKeyed: () => machine,
     skipsDeadWrites: false,
     warpSteps(_k, ws, mem) {
       const b = ws.mech as BlockWarp;

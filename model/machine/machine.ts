@@ -148,6 +148,10 @@ export function createMachine(spec: MachineSpec): Machine {
     skipsDeadWrites: setup.skipDead !== null,
     withoutDeadWrites: () =>
       setup.skipDead ? createMachine({ ...spec, skipDeadWrites: false }) : machine,
+    withLoopVisitsKeyed: () =>
+      widen && canReduce && !spec.keyLoopVisits
+        ? createMachine({ ...spec, keyLoopVisits: true })
+        : machine,
     warpSteps,
     ...(run ? { deadRun: run } : {}),
   };

@@ -169,6 +169,12 @@ export interface Machine {
   /** Dead writes are skipped (`MachineSpec.skipDeadWrites`, where keys can be reduced). */
   readonly skipsDeadWrites: boolean;
   /**
+   * The same machine with loop visits in the reduced key (`MachineSpec.keyLoopVisits`), or this
+   * one when it keys them already or does not widen: a search whose stored states widen when the
+   * runs that reach them do, so that every recorded path walks again (`explore`).
+   */
+  withLoopVisitsKeyed(): Machine;
+  /**
    * Warp symmetry (`warpPins.ts`): whether warp `ws` may still read its own index and so must
    * keep it; null when warp symmetry never applies (a block mechanism).
    */
@@ -278,6 +284,13 @@ export interface MachineSpec {
    * machine for a search redone after a RET left that graph (`Machine.withoutCallGraph`).
    */
   readonly opaqueCalls?: boolean;
+  /**
+   * The reduced key keeps loop visits (`widening.ts`), as the exact key does. Off by default: a
+   * state whose data equal a stored one's is that state (docs/semantics.md §13 "Loop visits");
+   * on for the search `explore` redoes when a recorded path could not be walked again because a
+   * run widened where the stored state it reached had not (`Machine.withLoopVisitsKeyed`).
+   */
+  readonly keyLoopVisits?: boolean;
   /** The call-liveness law's planted bug (a RET leads nowhere, `liveness.ts`); tests only. */
   readonly plantUnsoundReturns?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */

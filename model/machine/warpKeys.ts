@@ -15,6 +15,7 @@ export type WarpWriter = (ws: WarpState, out: KeySink, reduced: boolean) => void
 export function warpWriter(setup: MachineSetup): WarpWriter {
   const { mech, refMech, nSlots, W, n, canReduce, symmetric } = setup;
   const live = setup.live;
+  const keyLoops = setup.spec.keyLoopVisits === true;
   /** Per PC: the B registers a lane there may still read (`Liveness.barrierLive`). */
   const barrierLive = live
     ? live.barrierLive(
@@ -104,10 +105,10 @@ export function warpWriter(setup: MachineSetup): WarpWriter {
       }
     }
     // Loop visits are bookkeeping, not data (`widening.ts`): two states with the same data stand
-    // for the same concrete states, so the reduced key leaves them out — the kept state's
-    // successors over-approximate the other's (widening only ever forgets). The exact key keeps
-    // them.
-    if (ws.loops && !reduced) {
+    // for the same concrete states, so the reduced key leaves them out (docs/semantics.md §13
+    // "Loop visits"), unless the machine keys them (`MachineSpec.keyLoopVisits`). The exact key
+    // keeps them.
+    if (ws.loops && (!reduced || keyLoops)) {
       for (let l = 0; l < W; l++) out.lane(l, ws.loops.counts[l]!);
       out.mask(ws.loops.flagged);
     }
