@@ -72,6 +72,31 @@ describe('decode: data subset (SEMANTICS §2)', () => {
     });
   });
 
+  it('IADD3 with a negated register and carry-outs into PT', () => {
+    // `-R8` is a two's complement source; carry-outs into PT (sm_90+ listings) are dropped.
+    expect(op('IADD3 R9, -R8, c[0x0][0x184], RZ')).toEqual({
+      kind: 'arith',
+      dst: 9,
+      mul: null,
+      adds: [
+        { kind: 'reg', index: 8, negated: true },
+        { kind: 'cbank', bank: 0, offset: 0x184 },
+        reg(RZ),
+      ],
+      ...unguarded,
+    });
+    expect(op('IADD3 R6, PT, PT, -R2.reuse, RZ, 0x1')).toEqual({
+      kind: 'arith',
+      dst: 6,
+      mul: null,
+      adds: [{ kind: 'reg', index: 2, negated: true }, reg(RZ), imm(1)],
+      ...unguarded,
+    });
+    // A carry into a real predicate, or a negated carry-out, stays opaque.
+    expect(op('IADD3 R6, P0, PT, R1, RZ, RZ')).toMatchObject({ kind: 'opaque' });
+    expect(op('IADD3 R6, !PT, PT, R1, RZ, RZ')).toMatchObject({ kind: 'opaque' });
+  });
+
   it('IMAD family: a*b + c', () => {
     expect(op('IMAD R1, R2, R3, R4')).toEqual({
       kind: 'arith',

@@ -33,6 +33,12 @@ const srcOf = (program: Program, o: Operand | undefined): Src =>
     // `MOV R20, label` loads the label's byte offset in its function (SEMANTICS §1).
     .with({ kind: 'target' }, (t) => ({ kind: 'imm', value: codeOffset(program, t.pc) }) as const)
     .with({ kind: 'text' }, (t) => {
+      // `-R8`, `-R3.reuse`: the register's two's complement (docs/semantics.md, data subset).
+      const neg = /^-(R(\d+)|RZ)(\.reuse)?$/.exec(t.text);
+      if (neg) {
+        const index = neg[1] === 'RZ' ? RZ : Number(neg[2]);
+        if (index <= 254 || index === RZ) return { kind: 'reg', index, negated: true } as const;
+      }
       const label = program.labels.find((l) => l.name === t.text);
       return label ? ({ kind: 'imm', value: codeOffset(program, label.pc) } as const) : UNKNOWN;
     })
@@ -230,13 +236,22 @@ function decodeData(program: Program, ins: Instruction): OpBody {
         : opaque(),
     )
     .with(P.union('IADD3', 'IADD'), () => {
-      if (dst === null || mods.includes('X') || ops.slice(1).some((o) => o.kind === 'pred'))
+      // `IADD3 Rd, PT, PT, a, b, c` (sm_90 and later print the carry-outs): a carry into PT is
+      // dropped, so the add is the plain one. A carry into a real predicate (`IADD3 R2, P0, …`,
+      // the low half of a 64-bit add) or a carry in (`.X`) stays opaque.
+      let first = 1;
+      while (ops[first]?.kind === 'pred') {
+        const p = predOf(ops[first])!;
+        if (p.index !== PT || p.negated) return opaque();
+        first++;
+      }
+      if (dst === null || mods.includes('X') || ops.slice(first).some((o) => o.kind === 'pred'))
         return opaque();
       return {
         kind: 'arith' as const,
         dst,
         mul: null,
-        adds: ops.slice(1).map((_, i) => src(i + 1)),
+        adds: ops.slice(first).map((_, i) => src(i + first)),
       };
     })
     .with('IMAD', () => {

@@ -15,7 +15,11 @@ export type Op = OpBody & {
 
 /** A source value: a register, an immediate, a constant-bank word, or unknown (abstract mode). */
 export type Src =
-  | { readonly kind: 'reg'; readonly index: number }
+  /**
+   * `negated`: the operand is written `-Rn`, its two's complement (integer adds and multiplies,
+   * `IADD3 R9, -R8, c[0x0][0x184], RZ`); analyses that only ask which registers are read ignore it.
+   */
+  | { readonly kind: 'reg'; readonly index: number; readonly negated?: true }
   | { readonly kind: 'imm'; readonly value: number }
   | { readonly kind: 'cbank'; readonly bank: number; readonly offset: number }
   /**

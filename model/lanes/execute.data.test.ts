@@ -48,6 +48,49 @@ describe('arithmetic wraps modulo 2^32', () => {
   });
 });
 
+describe('negated register operands and dropped carry-outs', () => {
+  // `-Rn` is the two's complement of Rn (IADD3, IMAD's addend and factors); a carry-out into PT
+  // (`IADD3 Rd, PT, PT, …`, as sm_90 and later print it) is dropped. Before, both made the result
+  // unknown: `IADD3 R9, -R8, c[0x0][0x184], RZ` — a loop count `n - n % 4` — split the lanes of a
+  // warp on a bound every lane shares (cudad sm89 `batched_sgemv`).
+  const l = lanesFor(
+    [
+      '// @warpcheck warp-size=2 R1=0x9 R2=0x5 c[0x0][0x184]=0x9',
+      'LOP3.LUT R8, R1, 0x3, RZ, 0xc0, !PT',
+      'IADD3 R9, -R8, c[0x0][0x184], RZ',
+      'IADD3 R10, PT, PT, R1, 0x1, -R2',
+      'IMAD.MOV R11, RZ, RZ, -R2',
+      'IMAD.IADD R12, R2, 0x1, -R1',
+      'IADD3 R13, -RZ, R2, RZ',
+      'IMAD R14, -R2, R1, RZ',
+      'EXIT',
+    ].join('\n'),
+  );
+  const { data } = runStraight(l);
+
+  it('computes -Rn as 2^32 - Rn', () => {
+    expect(laneRegs(l, data, 9)).toEqual([8, 8]); // 9 - (9 & 3) = 9 - 1
+    expect(laneRegs(l, data, 10)).toEqual([5, 5]); // 9 + 1 - 5
+    expect(laneRegs(l, data, 11)).toEqual([0xfffffffb, 0xfffffffb]); // -5
+    expect(laneRegs(l, data, 12)).toEqual([0xfffffffc, 0xfffffffc]); // 5·1 - 9 = -4
+    expect(laneRegs(l, data, 13)).toEqual([5, 5]); // -0 + 5
+    expect(laneRegs(l, data, 14)).toEqual([0xffffffd3, 0xffffffd3]); // -5 · 9 = -45
+  });
+
+  it('keeps an unknown operand unknown', () => {
+    const u = lanesFor(
+      [
+        '// @warpcheck warp-size=1',
+        'LDG.E R8, desc[UR4][R2.64]',
+        'IADD3 R9, -R8, 0x1, RZ',
+        'EXIT',
+      ].join('\n'),
+    );
+    const r = runStraight(u);
+    expect(laneRegs(u, r.data, 9)).toEqual([UNKNOWN]); // a loaded word the model cannot know
+  });
+});
+
 describe('ISETP', () => {
   it('signed vs .U32: 0xffffffff is −1 signed and the largest word unsigned', () => {
     const l = lanesFor(

@@ -432,7 +432,8 @@ export function srcValue(ctx: ExecContext, d: LaneData, lane: number, s: Src): n
     case 'reg': {
       if (s.index === RZ) return 0;
       const slot = ctx.layout.slot[s.index] ?? -1;
-      return slot < 0 ? 0 : d.regs[slot]![lane]!;
+      const v = slot < 0 ? 0 : d.regs[slot]![lane]!;
+      return s.negated && v !== UNKNOWN ? u32(-v) : v;
     }
     case 'imm':
       return u32(s.value);

@@ -190,7 +190,7 @@ function selfOffset(op: Op): { reg: number; add: number } | null {
   let self = 0;
   let add = 0;
   for (const s of op.adds) {
-    if (s.kind === 'reg' && s.index === op.dst) self++;
+    if (s.kind === 'reg' && s.index === op.dst && !s.negated) self++;
     else if (s.kind === 'imm') add = (add + s.value) | 0;
     else if (!isZero(s)) return null;
   }
