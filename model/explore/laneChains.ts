@@ -1,5 +1,6 @@
 import type { Memory } from '../lanes/memory.ts';
 import { moveLaneData } from '../lanes/laneData.ts';
+import { holdsTags } from '../lanes/shared.ts';
 import type { Machine, WarpState } from '../machine/machine.ts';
 import { KeyWriter, type KeySink } from '../machine/key.ts';
 import { addMembership, compareMembership, pushLaneValue } from '../machine/laneCanon.ts';
@@ -69,6 +70,7 @@ export class LaneChains {
   /** After `project`: the lanes of `M` in signature order, and how many. */
   private readonly order: Int32Array;
   private n = 0;
+  private readonly full: number;
 
   constructor(
     private readonly machine: Machine,
@@ -77,6 +79,7 @@ export class LaneChains {
     plant: PlantUnsoundSummaries | null = null,
   ) {
     const W = machine.launch.warpSize;
+    this.full = W >= 32 ? 0xffffffff : (1 << W) - 1;
     this.sink = new ProjectionSink(W, plant === 'drop-masks');
     this.pairs = new Int32Array(2 * W);
     this.order = new Int32Array(W);
@@ -104,6 +107,9 @@ export class LaneChains {
     if (w.ref !== undefined) return -1;
     const M = this.machine.mechanism.ready(w.mech) >>> 0;
     if (M === 0) return -1;
+    // Lanes that stay (exited ones too: fresh tags avoid theirs) must hold no shared unknown
+    // (`lanes/shared.ts` `holdsTags`).
+    if (holdsTags(w.data, (this.full & ~M) >>> 0)) return -1;
     const sink = this.sink;
     sink.reset(M);
     this.machine.writeWarp(w, sink, this.reduced);

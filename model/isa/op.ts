@@ -132,6 +132,12 @@ export type OpBody =
       readonly a: Src;
       readonly b: Src;
       readonly c: PredRef;
+      /**
+       * Set by the machine (`machineSetup.ts`) where no predicate it writes is live after it
+       * (`Liveness`): a register operand shared by the lanes (`lanes/shared.ts`) is then no choice
+       * among stand-ins — the choice could show nowhere, and its operands stay dead.
+       */
+      readonly deadOutputs?: true;
     }
   /**
    * `local`: LDL/STL, the lane's own local memory (`LaneData.local`; docs/semantics.md, data

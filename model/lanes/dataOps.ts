@@ -6,6 +6,7 @@ import { addrValue, atomicWrite, predTrue, predUnknown, srcValue } from './execu
 import { withColumn, type LaneData, type RegFile } from './laneData.ts';
 import { emptyMemory, havocMemory, readWord, writeWord, type Memory } from './memory.ts';
 import { UNKNOWN, lanesOf, popcount, u32 } from './values.ts';
+import { shareResult } from './shared.ts';
 
 /**
  * The data subset of SEMANTICS §2, and the non-branching control instructions (WARPSYNC, YIELD,
@@ -346,14 +347,22 @@ function writeComputed(
   // Only Rd's column is copied (`RegFile`); a write that changes no value keeps `d`.
   const old = d.regs[slot]!;
   let col: number[] | null = null;
+  // The lanes surely issued all compute an unknown word: it may be one they share (`shared.ts`).
+  let unknownAll = true;
   for (let m = lanes; m !== 0; m &= m - 1) {
     const l = 31 - Math.clz32(m & -m);
     const v = (maybe >>> l) & 1 ? UNKNOWN : laneValue(ctx, op, warp, d, mem, l);
+    if (v !== UNKNOWN && !((maybe >>> l) & 1)) unknownAll = false;
     if (col === null) {
       if (v === old[l]) continue;
       col = old.slice();
     }
     col[l] = v;
+  }
+  const sure = (lanes & ~maybe) >>> 0;
+  if (unknownAll && (sure & (sure - 1)) !== 0) {
+    const tied = col ?? old.slice();
+    if (shareResult(ctx, op, d, tied, sure)) col = tied;
   }
   return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }

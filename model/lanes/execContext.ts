@@ -14,6 +14,12 @@ export interface LaneOptions {
   readonly atomicOrder: AtomicOrder;
   /** Reject opaque instructions at load time instead of giving them unknown results. */
   readonly strict: boolean;
+  /**
+   * Shared unknowns (`shared.ts`): on when absent; `off` gives every lane its own unknown, as
+   * before 2026-11-28 (measurements); `plant` is the law's planted bug (independent unknowns
+   * counted as one).
+   */
+  readonly sharedUnknowns?: 'off' | 'plant';
 }
 
 export const defaultLaneOptions: LaneOptions = { atomicOrder: 'ascending', strict: false };
@@ -43,6 +49,8 @@ export interface ExecContext {
    */
   readonly maxAlternatives: number;
   readonly maxCallDepth: number;
+  /** Shared unknowns (`shared.ts`, `LaneOptions.sharedUnknowns`). */
+  readonly shared: 'on' | 'off' | 'plant';
   /** c[bank][offset], or UNKNOWN when the launch does not give it. */
   constant(bank: number, offset: number): number;
   /** The PC at byte `offset` of the function that holds `pc`, if there is an instruction there. */
@@ -116,6 +124,7 @@ export function execContext(
     atomicOrder: options.atomicOrder,
     maxAlternatives: 4096,
     maxCallDepth: 16,
+    shared: options.sharedUnknowns ?? 'on',
     constant: (bank, offset) =>
       constants.get(`${bank}:${offset}`) ??
       (bank === 0 && STACK_POINTER_OFFSETS.includes(offset) ? STACK_TOP : UNKNOWN),

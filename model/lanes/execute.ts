@@ -345,7 +345,7 @@ function control(
           continue;
         }
         const v = d.regs[ctx.layout.slot[op.reg] ?? -1]?.[l] ?? 0;
-        const value = op.reg === RZ ? 0 : v;
+        const value = op.reg === RZ ? 0 : v < 0 ? UNKNOWN : v;
         let target: number | undefined;
         if (op.kind === 'ret') {
           const stack = calls[l]!;
@@ -433,7 +433,9 @@ export function srcValue(ctx: ExecContext, d: LaneData, lane: number, s: Src): n
       if (s.index === RZ) return 0;
       const slot = ctx.layout.slot[s.index] ?? -1;
       const v = slot < 0 ? 0 : d.regs[slot]![lane]!;
-      return s.negated && v !== UNKNOWN ? u32(-v) : v;
+      // A shared unknown (`shared.ts`) is an unknown word to everything that computes with it.
+      if (v < 0) return UNKNOWN;
+      return s.negated ? u32(-v) : v;
     }
     case 'imm':
       return u32(s.value);

@@ -159,7 +159,9 @@ export function initialLaneData(layout: RegisterLayout, launch: Launch, k: numbe
 /** The value of register `r` in `lane` (RZ and registers the program never names read 0). */
 export function readReg(d: LaneData, layout: RegisterLayout, lane: number, r: number): number {
   const s = layout.slot[r] ?? -1;
-  return s < 0 ? 0 : d.regs[s]![lane]!;
+  const v = s < 0 ? 0 : d.regs[s]![lane]!;
+  // A shared unknown (`shared.ts`) reads as unknown.
+  return v < 0 ? UNKNOWN : v;
 }
 
 /** A packed array of `n` zeros (a literal loop: `new Array(n).fill` would make it holey). */

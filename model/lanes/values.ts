@@ -11,7 +11,20 @@ export const u32 = (n: number): number => n >>> 0;
 /** The word as a signed 32-bit integer. */
 export const s32 = (n: number): number => n | 0;
 
-export const isKnown = (n: number): boolean => n !== UNKNOWN;
+export const isKnown = (n: number): boolean => n >= 0;
+
+/**
+ * Shared unknowns (issue 16, docs/semantics.md §13 "Shared unknowns"): a register column may hold
+ * `shared(t)` (−2 − t, t ≥ 0) instead of `UNKNOWN`: every lane of the column holding the same tag
+ * holds the same word, which the model does not know — a loop bound read from a kernel parameter,
+ * `n - n % 4` computed by every lane of one issue. A tag means nothing across columns or states;
+ * it only ties the lanes of one column together. Readers that evaluate values (`srcValue`) see
+ * `UNKNOWN`; the rules that use the tie are in `lanes/shared.ts`.
+ */
+export const shared = (t: number): number => -2 - t;
+
+/** `v` is a shared unknown (`shared`). */
+export const isShared = (v: number): boolean => v < UNKNOWN;
 
 /** Full mask of a W-lane warp. */
 export const fullMask = (w: number): number => (w >= 32 ? 0xffffffff : (1 << w) - 1) >>> 0;

@@ -235,7 +235,9 @@ describe('dead writes: what the reduced keys see (review of 2026-11-27)', () => 
     const text = [
       '// @warpcheck warp-size=4 warps=1',
       'S2R R0, SR_LANEID',
-      'LDC R5, c[0x0][0x160]',
+      // An unknown word of each lane's own (an opaque conversion): a kernel parameter would be
+      // one word shared by the lanes (`lanes/shared.ts`), and P1 the same in all of them.
+      'I2F R5, R0',
       'ISETP.NE.AND P1, PT, R5, RZ, PT',
       'ISETP.GE.AND P0, PT, R0, 0x2, PT',
       'MOV R7, 0x1',

@@ -68,6 +68,8 @@ const ALL_PREDS = 0x7f;
  * A source that may read as one unknown value shared by the lanes — an unknown constant or a
  * uniform register — against which an ISETP is a choice among stand-ins
  * (`lanes/uniformCompare.ts`; a constant may be known at run time, so every constant counts).
+ * A register that holds a shared unknown (`lanes/shared.ts`) is one too, but only where the
+ * ISETP's predicates are live after it (`Op` isetp `deadOutputs`), where it reads it anyway.
  */
 export const mayBeUniformUnknown = (s: Src): boolean =>
   s.kind === 'cbank' || (s.kind === 'unknown' && s.uniform === true);

@@ -75,7 +75,12 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
   const launch: Launch = blockView
     ? { ...spec.launch, warpSize: shape.warps * shape.warpSize, warps: 1 }
     : spec.launch;
-  const lanes = execContext(program, ops, launch, spec.lanes);
+  const lanes = execContext(
+    program,
+    ops,
+    launch,
+    spec.sharedUnknowns ? { ...spec.lanes, sharedUnknowns: spec.sharedUnknowns } : spec.lanes,
+  );
   const ctx: ExecContext = blockView ? { ...lanes, homeWarpSize: shape.warpSize } : lanes;
   const mctx: MechanismContext = {
     program,
@@ -111,7 +116,6 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
         })
       : null;
   const policyAt = ops.map((op) => mech.policy(op));
-  const opAt = ops.map((op, pc) => (policyAt[pc] === 'nop' ? NOP : op));
   const nSlots = ctx.layout.count;
   const canReduce = typeof mech.lanePcs === 'function';
   const live = canReduce
@@ -124,6 +128,14 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
         spec.opaqueCalls ? 'opaque' : spec.plantUnsoundReturns ? 'plant' : 'follow',
       )
     : null;
+  // An ISETP whose predicates are dead after it makes no choice on a shared unknown (`Op`).
+  const opAt = ops.map((op, pc) =>
+    policyAt[pc] === 'nop'
+      ? NOP
+      : op.kind === 'isetp' && live && (live.preds[pc + 1]! & predBits(op)) === 0
+        ? { ...op, deadOutputs: true as const }
+        : op,
+  );
   const withOptions = Object.keys(spec.options).length ? ' with these options' : '';
   const symmetryOff: string | null = !spec.laneSymmetry
     ? null
@@ -144,6 +156,7 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
           (op) => mech.policy(op),
           spec.widen!,
           spec.plantUnsoundWidening ?? false,
+          spec.sharedUnknowns !== 'off',
         )
       : null;
   return {
@@ -173,4 +186,9 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
         ? deadWrites(ops, live, policyAt, spec.plantUnsoundDeadWrites ?? null)
         : null,
   };
+}
+
+/** The predicates an ISETP writes, as bits (PT writes nothing). */
+function predBits(op: Extract<Op, { kind: 'isetp' }>): number {
+  return (op.dst.index < 7 ? 1 << op.dst.index : 0) | (op.dst2.index < 7 ? 1 << op.dst2.index : 0);
 }

@@ -291,6 +291,8 @@ export interface MachineSpec {
    * run widened where the stored state it reached had not (`Machine.withLoopVisitsKeyed`).
    */
   readonly keyLoopVisits?: boolean;
+  /** Shared unknowns off, or the law's planted bug (`LaneOptions.sharedUnknowns`). */
+  readonly sharedUnknowns?: 'off' | 'plant';
   /** The call-liveness law's planted bug (a RET leads nowhere, `liveness.ts`); tests only. */
   readonly plantUnsoundReturns?: boolean;
   /** The lane-symmetry law's planted bug (`LaneCanon`); never set outside that test. */

@@ -2,6 +2,7 @@ import type { Op } from '../isa/op.ts';
 import { writableColumn, type LaneData, type RegisterLayout } from '../lanes/laneData.ts';
 import type { Outcome } from '../lanes/execute.ts';
 import { UNKNOWN } from '../lanes/values.ts';
+import { freshTag } from '../lanes/shared.ts';
 import type { Policy } from '../mechanisms/mechanism.ts';
 import { callEffects } from './callEffects.ts';
 import type { Liveness } from './liveness.ts';
@@ -69,6 +70,8 @@ export function widening(
   limit: number,
   /** The widening tests' planted bugs only. */
   plantUnsound: WideningPlant = false,
+  /** Lanes that forget a value they all hold equal keep it equal (`lanes/shared.ts`). */
+  shareEqual = true,
 ): Widening {
   const forgotten = plantUnsound === true ? 0 : UNKNOWN;
   const slots = layout.count;
@@ -120,24 +123,44 @@ export function widening(
         let regs: number[][] | null = null;
         let preds: number[] | null = null;
         let unknown: number[] | null = null;
+        // The lanes that reach the limit with this jump forget what the loop writes.
+        let forget = 0;
         for (let m = turning; m !== 0; m &= m - 1) {
           const l = 31 - Math.clz32(m & -m);
           if (counts[l]! < limit) {
             if (counts === visits.counts) counts = counts.slice();
             (counts as number[])[l] = counts[l]! + 1;
           }
-          if (counts[l]! < limit) continue;
-          // Forget what the loop writes, for this lane (SEMANTICS §5: unknown values).
-          for (let s = 0; s < slots; s++) {
-            if (!((w.regs[s >>> 5]! >>> (s & 31)) & 1)) continue;
-            if (d.regs[s]![l] === forgotten) continue;
+          if (counts[l]! >= limit) forget |= 1 << l;
+        }
+        forget >>>= 0;
+        // Forget what the loop writes (SEMANTICS §5: unknown values). Lanes that forget a value
+        // they all hold equal keep it equal: one shared unknown (`lanes/shared.ts`), a tag no
+        // other lane of the column holds. A value already unknown (shared or not) stays as it is.
+        // Forgetting a value that can no longer reach control (dead at the loop's head, where the
+        // lane goes) abstracts nothing: the step stays concrete (and a stale value that dead
+        // writes left there, `deadWrites.ts`, marks nothing either).
+        const several = (forget & (forget - 1)) !== 0;
+        for (let s = 0; forget !== 0 && s < slots; s++) {
+          if (!((w.regs[s >>> 5]! >>> (s & 31)) & 1)) continue;
+          const col = d.regs[s]!;
+          const first = col[31 - Math.clz32(forget & -forget)]!;
+          let equal = shareEqual && several && forgotten === UNKNOWN && first >= 0;
+          for (let m = forget & (forget - 1); equal && m !== 0; m &= m - 1)
+            if (col[31 - Math.clz32(m & -m)] !== first) equal = false;
+          const tag = equal ? freshTag(col, ~forget >>> 0) : forgotten;
+          for (let m = forget; m !== 0; m &= m - 1) {
+            const l = 31 - Math.clz32(m & -m);
+            const v = col[l]!;
+            if (v === tag || (!equal && (v === forgotten || (forgotten === UNKNOWN && v < 0))))
+              continue;
             regs ??= d.regs.slice() as number[][];
-            writableColumn(regs, d.regs, s)[l] = forgotten;
-            // Forgetting a value that can no longer reach control (dead at the loop's head, where
-            // the lane goes) abstracts nothing: the step stays concrete (and a stale value that
-            // dead writes left there, `deadWrites.ts`, marks nothing either).
+            writableColumn(regs, d.regs, s)[l] = tag;
             if ((live.regs[g.pc * words + (s >>> 5)]! >>> (s & 31)) & 1) widened = true;
           }
+        }
+        for (let m = forget; m !== 0; m &= m - 1) {
+          const l = 31 - Math.clz32(m & -m);
           for (let p = 0; p < 7; p++) {
             if (!((w.preds >>> p) & 1)) continue;
             const bit = 1 << l;

@@ -30,6 +30,7 @@ export function machineFor(
     | 'skipDeadWrites'
     | 'deadRuns'
     | 'plantUnsoundDeadWrites'
+    | 'sharedUnknowns'
   > = {},
 ): { ok: true; value: Machine } | { ok: false; error: string[] } {
   const factory = findMechanism(mechanism);

@@ -75,6 +75,8 @@ export interface RunSetup {
   readonly skipDeadWrites?: boolean;
   /** The dead-write law's planted bug (`MachineSpec.plantUnsoundDeadWrites`). */
   readonly plantUnsoundDeadWrites?: DeadWritesPlant;
+  /** Shared unknowns off, or their law's planted bug (`MachineSpec.sharedUnknowns`). */
+  readonly sharedUnknowns?: 'off' | 'plant';
   /** `MachineSpec.deadRuns` (the dead-run law only). */
   readonly deadRuns?: boolean;
 }
@@ -100,6 +102,7 @@ export function machineOf(text: string, mechanism: string, setup: RunSetup = {})
       ...(setup.plantUnsoundWidening ? { plantUnsoundWidening: setup.plantUnsoundWidening } : {}),
       ...(setup.skipDeadWrites ? { skipDeadWrites: true } : {}),
       ...(setup.deadRuns === false ? { deadRuns: false } : {}),
+      ...(setup.sharedUnknowns ? { sharedUnknowns: setup.sharedUnknowns } : {}),
       ...(setup.plantUnsoundDeadWrites
         ? { plantUnsoundDeadWrites: setup.plantUnsoundDeadWrites }
         : {}),

@@ -1,0 +1,264 @@
+/**
+ * Shared unknowns (`shared.ts`, docs/semantics.md §13 "Shared unknowns").
+ * - By hand: a loop that counts a kernel parameter down keeps the lanes of a warp together (no
+ *   state has two PCs); a sum with each lane's own id ties nothing; widening keeps a counter the
+ *   lanes hold equal as one unknown; a fresh tag avoids the tags other lanes hold.
+ * - The law (soundness): on random kernels that mix kernel parameters, lane ids, each lane's own
+ *   unknowns, arithmetic (negated sources too), comparisons, branches, loops, WARPSYNC, VOTE and
+ *   traps, every outcome of a run with the parameters given (each of several values) is an outcome
+ *   of the search with them unknown — livelocks excepted, as in the widening law (an unknown
+ *   branch is assumed fair, SEMANTICS §5). It fails on a planted bug that ties unknowns the lanes
+ *   compute each of their own.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { explore, type Budget, type ExploreResult } from '../explore/exhaustive.ts';
+import { machineOf, reachable } from '../testing/run.ts';
+import { freshTag } from './shared.ts';
+import { shared, UNKNOWN } from './values.ts';
+
+const budget: Budget = { maxStates: 6_000, maxDepth: 2_000, timeoutMs: 20_000 };
+const mechanisms = ['its', 'simt-stack', 'hanoi'] as const;
+
+/** Outcomes but livelocks (verdict/kind/property). */
+const outcomes = (r: ExploreResult) =>
+  new Set(
+    r.findings
+      .filter((f) => f.kind !== 'livelock')
+      .map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`),
+  );
+
+/** The PCs of the live lanes of warp 0 in every reachable state, as sets. */
+function pcSets(text: string, mech: string, sharedUnknowns?: 'off'): number[] {
+  const m = machineOf(text, mech, { widen: 2, ...(sharedUnknowns ? { sharedUnknowns } : {}) });
+  const most = reachable(m, 20_000).map((s) => {
+    const pcs = new Set<number>();
+    m.mechanism.lanePcs!(s.warps[0]!.mech, (pc, mask) => {
+      if ((mask & ~s.warps[0]!.data.exited) !== 0 && pc >= 0) pcs.add(pc);
+    });
+    return pcs.size;
+  });
+  return most;
+}
+
+describe('shared unknowns, by hand', () => {
+  // `n = c[0x0][0x184]`, `r = n - n % 4`, then `while (r > 0) r -= 4`: every lane computes the
+  // same r from the same parameter, so every test of r goes the same way in all of them.
+  const countDown = [
+    '// @warpcheck warp-size=4 warps=1',
+    'IMAD.MOV.U32 R8, RZ, RZ, c[0x0][0x184]',
+    'LOP3.LUT R2, R8, 0x3, RZ, 0xc0, !PT',
+    'IADD3 R9, -R2, c[0x0][0x184], RZ',
+    'loop:',
+    'ISETP.GT.AND P0, PT, R9, RZ, PT',
+    '@!P0 BRA done',
+    'IADD3 R9, R9, -0x4, RZ',
+    'BRA loop',
+    'done:',
+    'EXIT',
+  ].join('\n');
+
+  it('keeps the lanes together in a loop that counts a kernel parameter down', () => {
+    for (const mech of mechanisms) {
+      // Every reachable state has the live lanes at one PC (or none live).
+      expect(Math.max(...pcSets(countDown, mech)), mech).toBeLessThanOrEqual(1);
+      // Each lane its own unknown (as before): the lanes split at the first test.
+      expect(Math.max(...pcSets(countDown, mech, 'off')), mech).toBe(2);
+      const r = explore(machineOf(countDown, mech, { widen: 2 }), budget);
+      expect(r.verdict, mech).toBe('terminates');
+    }
+  });
+
+  it('ties nothing where a source differs between lanes', () => {
+    // r = n + laneid: a different word in every lane, so the lanes may split at `r > 2`.
+    const text = [
+      '// @warpcheck warp-size=4 warps=1',
+      'S2R R0, SR_LANEID',
+      'IADD3 R9, R0, c[0x0][0x184], RZ',
+      'ISETP.GT.AND P0, PT, R9, 0x2, PT',
+      '@!P0 BRA done',
+      'NOP',
+      'done:',
+      'EXIT',
+    ].join('\n');
+    expect(Math.max(...pcSets(text, 'its'))).toBe(2);
+  });
+
+  it('keeps a counter the lanes hold equal as one unknown when widening forgets it', () => {
+    // k counts 0, 1, 2, … in every lane; the exit compares it with a parameter (a choice among
+    // stand-ins, which flags the loop), so after two turns widening forgets k. The lanes held it
+    // equal: they keep it equal, one shared unknown, and the test after the loop cannot split
+    // them. (Each lane its own unknown: it can.)
+    const text = [
+      '// @warpcheck warp-size=3 warps=1',
+      'MOV R1, RZ',
+      'loop:',
+      'IADD3 R1, R1, 0x1, RZ',
+      'ISETP.LT.AND P0, PT, R1, c[0x0][0x160], PT',
+      '@P0 BRA loop',
+      'ISETP.EQ.AND P1, PT, R1, 0x7, PT',
+      '@P1 BRA done',
+      'NOP',
+      'done:',
+      'EXIT',
+    ].join('\n');
+    expect(Math.max(...pcSets(text, 'its'))).toBeLessThanOrEqual(1);
+    expect(Math.max(...pcSets(text, 'its', 'off'))).toBeGreaterThanOrEqual(2);
+  });
+
+  it('takes a fresh tag that no other lane holds', () => {
+    const col = [shared(0), shared(0), shared(2), UNKNOWN];
+    expect(freshTag(col, 0b1100)).toBe(shared(0)); // lanes 2, 3 hold tag 2 and no tag
+    expect(freshTag(col, 0b0101)).toBe(shared(1)); // lane 0 holds tag 0, lane 2 tag 2
+    expect(freshTag(col, 0b1111)).toBe(shared(1));
+  });
+});
+
+const reg = fc.integer({ min: 0, max: 4 }).map((r) => `R${r}`);
+const pred = fc.integer({ min: 0, max: 1 }).map((p) => `P${p}`);
+const small = fc.constantFrom('0x0', '0x1', '0x2');
+const param = fc.constantFrom('c[0x0][0x160]', 'c[0x0][0x164]');
+const cmp = fc.constantFrom('EQ', 'NE', 'LT', 'GT');
+const guard = fc.option(
+  fc.tuple(fc.boolean(), pred).map(([neg, p]) => `@${neg ? '!' : ''}${p} `),
+  { nil: '', freq: 2 },
+);
+
+/** One instruction; `%T` is a branch target label. */
+const instruction: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(reg, param).map(([d, c]) => `LDC ${d}, ${c}`) },
+  { weight: 1, arbitrary: reg.map((d) => `S2R ${d}, SR_LANEID`) },
+  // Each lane's own unknown (an opaque conversion).
+  { weight: 1, arbitrary: fc.tuple(reg, reg).map(([d, a]) => `I2F ${d}, ${a}`) },
+  { weight: 1, arbitrary: fc.tuple(guard, reg, small).map(([g, d, v]) => `${g}MOV ${d}, ${v}`) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(guard, reg, fc.boolean(), reg, fc.oneof(reg, small, param))
+      .map(([g, d, neg, a, b]) => `${g}IADD3 ${d}, ${neg ? '-' : ''}${a}, ${b}, RZ`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(reg, reg, fc.oneof(reg, small), fc.constantFrom('0xc0', '0x3c', '0xfc'))
+      .map(([d, a, b, lut]) => `LOP3.LUT ${d}, ${a}, ${b}, RZ, ${lut}, !PT`),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(guard, cmp, pred, reg, fc.oneof(reg, small, param))
+      .map(([g, c, p, a, b]) => `${g}ISETP.${c}.AND ${p}, PT, ${a}, ${b}, PT`),
+  },
+  { weight: 4, arbitrary: guard.map((g) => `${g}BRA %T`) },
+  { weight: 1, arbitrary: pred.map((p) => `@${p} EXIT`) },
+  { weight: 1, arbitrary: pred.map((p) => `@${p} BPT.TRAP 0x1`) },
+  { weight: 1, arbitrary: fc.constant('WARPSYNC.ALL') },
+  { weight: 1, arbitrary: fc.tuple(reg, pred).map(([d, p]) => `VOTE.ANY ${d}, PT, ${p}`) },
+  // A loop that counts R3 (a kernel parameter, set before the body) down to zero.
+  {
+    weight: 2,
+    arbitrary: fc.constant(
+      'IADD3 R3, R3, -0x1, RZ ;\n        ISETP.GT.AND P1, PT, R3, RZ, PT ;\n        @P1 BRA %T',
+    ),
+  },
+);
+
+/**
+ * The end of every kernel: a trap exactly when the active lanes disagree on P0 — how a tie that
+ * does not hold (two lanes' own unknowns taken as one) would show: it could never trap.
+ */
+const probe = [
+  'VOTE.ANY R4, P5, P0 ;',
+  'VOTE.ALL R4, P6, P0 ;',
+  '@!P5 BRA `(END) ;',
+  '@P6 BRA `(END) ;',
+  'BPT.TRAP 0x1 ;',
+  'END:',
+  'EXIT ;',
+];
+
+const kernel = fc
+  .record({
+    w: fc.integer({ min: 2, max: 3 }),
+    body: fc.array(fc.tuple(instruction, fc.nat()), { minLength: 2, maxLength: 9 }),
+  })
+  .map(({ w, body }) => {
+    const n = body.length;
+    const lines = body.flatMap(([ins, t], i) => [
+      `L${i}:`,
+      `        ${ins.replace('%T', `\`(L${t % (n + 1)})`)} ;`,
+    ]);
+    const text = ['LDC R3, c[0x0][0x160] ;', ...lines, `L${n}:`, ...probe];
+    return { w, text: text.join('\n') };
+  });
+
+const cases = fc.record({
+  k: kernel,
+  mech: fc.constantFrom(...mechanisms),
+  values: fc.array(fc.tuple(fc.nat(4), fc.nat(4)), { minLength: 2, maxLength: 3 }),
+});
+
+/**
+ * Checks one case: every concrete outcome is an abstract one. Returns null when a search ran
+ * out of budget, else whether the abstract search stored fewer states than with each lane its own
+ * unknown (sharing at work).
+ */
+function covers(
+  c: { k: { w: number; text: string }; mech: string; values: [number, number][] },
+  plant: boolean,
+): boolean | null {
+  const head = (extra: string) => `// @warpcheck warp-size=${c.k.w} warps=1${extra}\n`;
+  const abstract = explore(
+    machineOf(head('') + c.k.text, c.mech, {
+      widen: 2,
+      ...(plant ? { sharedUnknowns: 'plant' as const } : {}),
+    }),
+    budget,
+  );
+  if (abstract.bound !== null) return null;
+  const got = outcomes(abstract);
+  for (const [a, b] of c.values) {
+    const text = head(` c[0x0][0x160]=${a} c[0x0][0x164]=${b}`) + c.k.text;
+    const concrete = explore(machineOf(text, c.mech), budget);
+    if (concrete.bound !== null) continue;
+    for (const o of outcomes(concrete)) expect(got, text).toContain(o);
+  }
+  const off = explore(
+    machineOf(head('') + c.k.text, c.mech, { widen: 2, sharedUnknowns: 'off' }),
+    budget,
+  );
+  return off.bound === null && abstract.states < off.states;
+}
+
+describe('shared unknowns: the law', () => {
+  it('covers every run with the kernel parameters given (soundness)', () => {
+    let compared = 0;
+    let smaller = 0;
+    fc.assert(
+      fc.property(cases, (c) => {
+        const r = covers(c, false);
+        if (r === null) return;
+        compared++;
+        if (r) smaller++;
+      }),
+      { seed: 20261128, numRuns: 300 },
+    );
+    expect(compared).toBeGreaterThan(250);
+    // The kernels must make sharing act: searches it makes smaller.
+    expect(smaller).toBeGreaterThan(50); // seed 20261128: 300 compared, 75 smaller
+  }, 240_000);
+
+  it('fails on a planted bug: unknowns each lane computes of its own tied together', () => {
+    // Seed 20261128 shrinks to `I2F R0, R0; ISETP.EQ.AND P0, PT, R0, R0, PT` on `its`: with the
+    // tie, P0 is one value in both lanes and the probe never traps; given the parameters, the
+    // lanes' own unknowns may disagree on P0 (the model does not know R0 = R0) and it traps.
+    expect(() =>
+      fc.assert(
+        fc.property(cases, (c) => {
+          covers(c, true);
+        }),
+        { seed: 20261128, numRuns: 300 },
+      ),
+    ).toThrow();
+  }, 240_000);
+});
