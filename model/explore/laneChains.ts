@@ -1,6 +1,6 @@
 import type { Memory } from '../lanes/memory.ts';
 import { moveLaneData } from '../lanes/laneData.ts';
-import { holdsTags } from '../lanes/shared.ts';
+import { outsideTags } from '../lanes/shared.ts';
 import type { Machine, WarpState } from '../machine/machine.ts';
 import { KeyWriter, type KeySink } from '../machine/key.ts';
 import { addMembership, compareMembership, pushLaneValue } from '../machine/laneCanon.ts';
@@ -13,7 +13,11 @@ import { VectorTable } from './tables.ts';
  * `drop-masks`: a lane's membership of the warp's lane sets (its predicates among them) is left
  * out of the summary's key, so chains whose lanes branch on different predicates share one end.
  */
-export type PlantUnsoundSummaries = 'drop-masks';
+/**
+ * The summaries' planted bugs (their laws only): `drop-masks` leaves lane-set membership out of
+ * the key; `ignore-tags` leaves out the shared unknowns the other lanes hold (`outsideTags`).
+ */
+export type PlantUnsoundSummaries = 'drop-masks' | 'ignore-tags';
 
 /** What a summary gives back: the chain's end from the asked start, and its length. */
 export interface SummaryEnd {
@@ -71,6 +75,7 @@ export class LaneChains {
   private readonly order: Int32Array;
   private n = 0;
   private readonly full: number;
+  private readonly ignoreTags: boolean;
 
   constructor(
     private readonly machine: Machine,
@@ -80,6 +85,7 @@ export class LaneChains {
   ) {
     const W = machine.launch.warpSize;
     this.full = W >= 32 ? 0xffffffff : (1 << W) - 1;
+    this.ignoreTags = plant === 'ignore-tags';
     this.sink = new ProjectionSink(W, plant === 'drop-masks');
     this.pairs = new Int32Array(2 * W);
     this.order = new Int32Array(W);
@@ -107,9 +113,6 @@ export class LaneChains {
     if (w.ref !== undefined) return -1;
     const M = this.machine.mechanism.ready(w.mech) >>> 0;
     if (M === 0) return -1;
-    // Lanes that stay (exited ones too: fresh tags avoid theirs) must hold no shared unknown
-    // (`lanes/shared.ts` `holdsTags`).
-    if (holdsTags(w.data, (this.full & ~M) >>> 0)) return -1;
     const sink = this.sink;
     sink.reset(M);
     this.machine.writeWarp(w, sink, this.reduced);
@@ -132,6 +135,11 @@ export class LaneChains {
     key.push(k);
     key.push(mid);
     sink.writeKey(key, this.order, n);
+    // The shared unknowns the lanes that stay hold (exited ones too), column by column
+    // (`lanes/shared.ts` `outsideTags`): a tag the chain makes is the lowest none of them holds,
+    // so two starts alike in these make the same tags, and a tag the running lanes keep ties them
+    // to the same lanes in both.
+    if (!this.ignoreTags && !outsideTags(w.data, (this.full & ~M) >>> 0, key)) return -1;
     return this.table.intern(key.buf, key.length);
   }
 

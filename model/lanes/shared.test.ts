@@ -13,6 +13,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explore, type Budget, type ExploreResult } from '../explore/exhaustive.ts';
+import { bsyncLoops } from '../testing/groupKernels.ts';
 import { machineOf, reachable } from '../testing/run.ts';
 import { freshTag } from './shared.ts';
 import { shared, UNKNOWN } from './values.ts';
@@ -258,6 +259,65 @@ describe('shared unknowns: the law', () => {
           covers(c, true);
         }),
         { seed: 20261128, numRuns: 300 },
+      ),
+    ).toThrow();
+  }, 240_000);
+});
+
+/** `bsyncLoops` with a kernel parameter in R8 and R9 = R8 + R5 made in the loop. */
+const tiedLoops = bsyncLoops.map((text) =>
+  text
+    .replace('        MOV R5, RZ ;', '        MOV R5, RZ ;\n        LDC R8, c[0x0][0x160] ;')
+    .replace(
+      'L:\n        IADD3 R5, R5, 0x1, RZ ;',
+      'L:\n        IADD3 R5, R5, 0x1, RZ ;\n        IADD3 R9, R8, R5, RZ ;',
+    )
+    .replace('J:\n', 'J:\n        ISETP.EQ.AND P6, PT, R9, R8, PT ;\n   @P6  BPT.TRAP 0x3 ;\n'),
+);
+
+/** One search of `text` with every summary checked against its walked chain; null past the budget. */
+function verified(text: string, plant?: 'ignore-tags'): ExploreResult | null {
+  const m = machineOf(text, 'its', { widen: 2, laneSymmetry: true });
+  const r = explore(m, budget, undefined, {
+    verifySummaries: true,
+    ...(plant ? { plantUnsoundSummaries: plant } : {}),
+  });
+  if (r.bound !== null) return null;
+  expect(r.chainSummaries?.mismatches ?? 0, text).toBe(0);
+  return r;
+}
+
+describe('shared unknowns in summaries of chains (its)', () => {
+  // Lanes that leave a loop at different turns and meet at its BSYNC (`bsyncLoops`), where
+  // summaries apply, with a kernel parameter in R8 (a tag in every lane) and R9 = R8 + R5 made in
+  // the loop (a fresh tag per turn, tied among the lanes still running; the lanes that left keep
+  // theirs) and compared after the BSYNC. Verify mode walks every chain a summary answers.
+  it('each summary answers a chain as walking it does, with tags made inside the chain', () => {
+    let hits = 0;
+    fc.assert(
+      fc.property(tiedLoops, fc.nat(3), (text, c) => {
+        const abstract = verified(text);
+        if (abstract === null) return;
+        hits += abstract.chainSummaries?.hits ?? 0;
+        const given = text.replace('warps=1', `warps=1 c[0x0][0x160]=${c}`);
+        const concrete = explore(machineOf(given, 'its'), budget);
+        if (concrete.bound !== null) return;
+        const got = outcomes(abstract);
+        for (const o of outcomes(concrete)) expect(got, given).toContain(o);
+      }),
+      { seed: 20261128, numRuns: 30 },
+    );
+    // seed 20261128: 79 summary hits, each checked.
+    expect(hits).toBeGreaterThan(40);
+  }, 240_000);
+
+  it('fails on a planted bug: a key without the tags the other lanes hold (ignore-tags)', () => {
+    expect(() =>
+      fc.assert(
+        fc.property(tiedLoops, (text) => {
+          verified(text, 'ignore-tags');
+        }),
+        { seed: 20261128, numRuns: 60 },
       ),
     ).toThrow();
   }, 240_000);

@@ -135,16 +135,33 @@ export function shareResult(
 }
 
 /**
- * Some lane of `lanes` holds a shared unknown in some column. Summaries of chains
- * (`explore/laneChains.ts`) move a chain's running lanes from one state into another; a tag
- * those lanes got inside the chain is fresh there but may be one the other state's remaining
- * lanes hold, so summaries apply only where the lanes that stay hold no tag (then a tag never
- * meets one of another state's).
+ * Writes, for summaries of chains (`explore/laneChains.ts`), the tags the lanes of `lanes` hold,
+ * column by column: the number of columns where they hold one, then each such column and the set
+ * of its tags as bits. A summary moves a chain's running lanes from one state into another; the
+ * tags the chain makes are the lowest the other lanes do not hold (`freshTag`), and a tag the
+ * running lanes keep ties them to the other lanes that hold it — so two starts whose other lanes
+ * hold the same tags in every column make the same tags and keep the same ties. Returns false
+ * (no summary) when a tag is too large for a set of 31 bits.
  */
-export function holdsTags(d: LaneData, lanes: number): boolean {
-  if (lanes === 0) return false;
-  for (const col of d.regs)
-    for (let m = lanes; m !== 0; m &= m - 1)
-      if (isShared(col[31 - Math.clz32(m & -m)]!)) return true;
-  return false;
+export function outsideTags(d: LaneData, lanes: number, out: { push(v: number): void }): boolean {
+  let count = 0;
+  const found: number[] = [];
+  for (let s = 0; s < d.regs.length; s++) {
+    const col = d.regs[s]!;
+    let set = 0;
+    for (let m = lanes; m !== 0; m &= m - 1) {
+      const v = col[31 - Math.clz32(m & -m)]!;
+      if (!isShared(v)) continue;
+      const t = -2 - v;
+      if (t >= 31) return false;
+      set |= 1 << t;
+    }
+    if (set !== 0) {
+      count++;
+      found.push(s, set);
+    }
+  }
+  out.push(count);
+  for (const v of found) out.push(v);
+  return true;
 }
