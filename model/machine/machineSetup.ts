@@ -156,7 +156,6 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
           (op) => mech.policy(op),
           spec.widen!,
           spec.plantUnsoundWidening ?? false,
-          spec.sharedUnknowns !== 'off',
         )
       : null;
   return {

@@ -2,7 +2,6 @@ import type { Op } from '../isa/op.ts';
 import { writableColumn, type LaneData, type RegisterLayout } from '../lanes/laneData.ts';
 import type { Outcome } from '../lanes/execute.ts';
 import { UNKNOWN } from '../lanes/values.ts';
-import { freshTag } from '../lanes/shared.ts';
 import type { Policy } from '../mechanisms/mechanism.ts';
 import { callEffects } from './callEffects.ts';
 import type { Liveness } from './liveness.ts';
@@ -70,8 +69,6 @@ export function widening(
   limit: number,
   /** The widening tests' planted bugs only. */
   plantUnsound: WideningPlant = false,
-  /** Lanes that forget a value they all hold equal keep it equal (`lanes/shared.ts`). */
-  shareEqual = true,
 ): Widening {
   const forgotten = plantUnsound === true ? 0 : UNKNOWN;
   const slots = layout.count;
@@ -134,28 +131,22 @@ export function widening(
           if (counts[l]! >= limit) forget |= 1 << l;
         }
         forget >>>= 0;
-        // Forget what the loop writes (SEMANTICS §5: unknown values). Lanes that forget a value
-        // they all hold equal keep it equal: one shared unknown (`lanes/shared.ts`), a tag no
-        // other lane of the column holds. A value already unknown (shared or not) stays as it is.
-        // Forgetting a value that can no longer reach control (dead at the loop's head, where the
-        // lane goes) abstracts nothing: the step stays concrete (and a stale value that dead
-        // writes left there, `deadWrites.ts`, marks nothing either).
-        const several = (forget & (forget - 1)) !== 0;
+        // Forget what the loop writes (SEMANTICS §5: unknown values). A shared unknown
+        // (`lanes/shared.ts`) is unknown already: it stays, tie and all. (Lanes that forget a value
+        // they all hold equal are not tied: measured, the ties made `csv_find_fields` at W = 4 grow
+        // from 15,825 states to 117,905, docs/semantics.md §13 "Shared unknowns".) Forgetting a
+        // value that can no longer reach control (dead at the loop's head, where the lane goes)
+        // abstracts nothing: the step stays concrete (and a stale value that dead writes left
+        // there, `deadWrites.ts`, marks nothing either).
         for (let s = 0; forget !== 0 && s < slots; s++) {
           if (!((w.regs[s >>> 5]! >>> (s & 31)) & 1)) continue;
           const col = d.regs[s]!;
-          const first = col[31 - Math.clz32(forget & -forget)]!;
-          let equal = shareEqual && several && forgotten === UNKNOWN && first >= 0;
-          for (let m = forget & (forget - 1); equal && m !== 0; m &= m - 1)
-            if (col[31 - Math.clz32(m & -m)] !== first) equal = false;
-          const tag = equal ? freshTag(col, ~forget >>> 0) : forgotten;
           for (let m = forget; m !== 0; m &= m - 1) {
             const l = 31 - Math.clz32(m & -m);
             const v = col[l]!;
-            if (v === tag || (!equal && (v === forgotten || (forgotten === UNKNOWN && v < 0))))
-              continue;
+            if (v === forgotten || (forgotten === UNKNOWN && v < 0)) continue;
             regs ??= d.regs.slice() as number[][];
-            writableColumn(regs, d.regs, s)[l] = tag;
+            writableColumn(regs, d.regs, s)[l] = forgotten;
             if ((live.regs[g.pc * words + (s >>> 5)]! >>> (s & 31)) & 1) widened = true;
           }
         }
