@@ -119,6 +119,118 @@ describe('shared unknowns, by hand', () => {
   });
 });
 
+/** Trap iff the active lanes disagree on P0 (the law's probe, below, as a list). */
+const probeLines = [
+  'VOTE.ANY R4, P5, P0',
+  'VOTE.ALL R4, P6, P0',
+  '@!P5 BRA END',
+  '@P6 BRA END',
+  'BPT.TRAP 0x1',
+  'END:',
+  'EXIT',
+];
+
+/**
+ * A review's kernels (2026-11-28), each of which a one-line unsound change of a rule let through
+ * the law as it first stood: with the parameters given each one traps (worked out in its comment),
+ * and the search with them unknown must find that trap too.
+ */
+const reviewKernels: Record<
+  string,
+  { w: number; params: [number, number]; widen?: number; body: string[]; extra?: string }
+> = {
+  // Both operands shared: 2 > 1, P0 true, trap. Needs the stand-in pair (1, 0).
+  'both operands shared': {
+    w: 2,
+    params: [2, 1],
+    body: [
+      'LDC R1, c[0x0][0x160]',
+      'ISETP.GT.AND P0, PT, R1, c[0x0][0x164], PT',
+      '@P0 BPT.TRAP 0x1',
+      'EXIT',
+    ],
+  },
+  // Lanes 0, 1 load the parameter 1, lanes 2, 3 the other, 0: two issues, two words, so two tags.
+  // P0 = (R2 == 1) is true in lanes 0, 1 only: they disagree, trap.
+  'two issues, two tags': {
+    w: 4,
+    params: [1, 0],
+    body: [
+      'S2R R0, SR_LANEID',
+      'ISETP.LT.AND P1, PT, R0, 0x2, PT',
+      '@P1 LDC R2, c[0x0][0x160]',
+      '@!P1 LDC R2, c[0x0][0x164]',
+      'ISETP.EQ.AND P0, PT, R2, 0x1, PT',
+      ...probeLines,
+    ],
+  },
+  // R5 = laneid + 0 = laneid, P1 true in lane 1 only; lane 1 loads 1, lane 0 keeps 0: P0 = (R2 ==
+  // 0) true in lane 0 only, trap. With the parameter unknown P1 is each lane's own, so the LDC's
+  // guard is unknown and no tie may be made.
+  'unknown guard, no tie': {
+    w: 2,
+    params: [1, 0],
+    body: [
+      'S2R R0, SR_LANEID',
+      'IADD3 R5, R0, c[0x0][0x164], RZ',
+      'ISETP.EQ.AND P1, PT, R5, 0x1, PT',
+      'MOV R2, RZ',
+      '@P1 LDC R2, c[0x0][0x160]',
+      'ISETP.EQ.AND P0, PT, R2, RZ, PT',
+      ...probeLines,
+    ],
+  },
+  // R2 = 1·1 + laneid: 1 in lane 0, 2 in lane 1; P0 = (R2 == 1) in lane 0 only, trap. IMAD's
+  // addend differs between lanes: no tie.
+  'IMAD addend per lane': {
+    w: 2,
+    params: [1, 0],
+    body: [
+      'S2R R0, SR_LANEID',
+      'LDC R1, c[0x0][0x160]',
+      'IMAD R2, R1, 0x1, R0',
+      'ISETP.EQ.AND P0, PT, R2, 0x1, PT',
+      ...probeLines,
+    ],
+  },
+  // R1 = laneid + 16 after 16 turns: 16 in lane 0, 17 in lane 1; P0 in lane 0 only, trap.
+  // Widening forgets R1, which the lanes hold apart: no tie.
+  'widening, lanes apart': {
+    w: 2,
+    params: [16, 0],
+    widen: 2,
+    body: [
+      'S2R R0, SR_LANEID',
+      'MOV R2, RZ',
+      'MOV R1, R0',
+      'loop:',
+      'IADD3 R2, R2, 0x1, RZ',
+      'IADD3 R1, R1, 0x1, RZ',
+      'ISETP.LT.AND P1, PT, R2, c[0x0][0x160], PT',
+      '@P1 BRA loop',
+      'ISETP.EQ.AND P0, PT, R1, 0x10, PT',
+      ...probeLines,
+    ],
+  },
+};
+
+describe('shared unknowns: kernels from the review', () => {
+  for (const [name, k] of Object.entries(reviewKernels)) {
+    it(`covers the concrete trap: ${name}`, () => {
+      const text = (extra: string) =>
+        [`// @warpcheck warp-size=${k.w} warps=1${extra}`, ...k.body].join('\n');
+      const given = text(` c[0x0][0x160]=${k.params[0]} c[0x0][0x164]=${k.params[1]}`);
+      const concrete = outcomes(explore(machineOf(given, 'its'), budget));
+      expect([...concrete], given).toContain('trap//'); // by hand, above
+      for (const setup of [{}, { laneSymmetry: true, skipDeadWrites: true }]) {
+        const r = explore(machineOf(text(''), 'its', { widen: k.widen ?? 0, ...setup }), budget);
+        expect(r.bound).toBeNull();
+        expect([...outcomes(r)], JSON.stringify(setup)).toContain('trap//');
+      }
+    });
+  }
+});
+
 const reg = fc.integer({ min: 0, max: 4 }).map((r) => `R${r}`);
 const pred = fc.integer({ min: 0, max: 1 }).map((p) => `P${p}`);
 const small = fc.constantFrom('0x0', '0x1', '0x2');
