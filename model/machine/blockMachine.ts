@@ -23,7 +23,7 @@ import {
 } from '../mechanisms/threadMask.ts';
 import { formatterFor } from './formatter.ts';
 import { KeyWriter } from './key.ts';
-import { liveness } from './liveness.ts';
+import { deadOutputsAt, liveness } from './liveness.ts';
 import { blockWarpKey } from './blockKeys.ts';
 import type { Machine, MachineSpec, MachineState, WarpStep } from './machineTypes.ts';
 import { endingStep, stopStep } from './mergedIssue.ts';
@@ -84,7 +84,6 @@ export function createBlockMachine(spec: MachineSpec): Machine {
   const bm: BlockMechanism<unknown> = spec.factory.createBlock!(bctx, spec.options);
   const n = program.instructions.length;
   const policyAt: readonly Policy[] = ops.map((op) => bm.policy(op));
-  const opAt = ops.map((op, pc) => (policyAt[pc] === 'nop' ? NOP : op));
   const homeOrder = Array.from({ length: K }, (_, k) =>
     ctx.atomicOrder === 'descending' ? K - 1 - k : k,
   );
@@ -249,6 +248,9 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     // against the return sites (`explore/offGraph.ts` reads per-warp call stacks).
     'opaque',
   );
+  // An ISETP whose predicates are dead after it makes no choice on a shared unknown (`Op` isetp
+  // `deadOutputs`), as in the per-warp machine (`machineSetup.ts`).
+  const opAt = ops.map((op, pc) => (policyAt[pc] === 'nop' ? NOP : deadOutputsAt(op, pc, live)));
   const warpKey = blockWarpKey(ops, ctx, bm, live);
   const keyWriter = new KeyWriter();
   const key = (s: MachineState): string => {

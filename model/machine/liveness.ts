@@ -491,3 +491,14 @@ export function liveness(
   };
   return { words, regs, preds, mayReach, memoryRelevant, writes, writesP, barrierLive };
 }
+
+/**
+ * `op`, marked `deadOutputs` when it is an ISETP none of whose predicates is live after it
+ * (`Liveness`): a register operand shared by the lanes is then no choice (`lanes/shared.ts`).
+ */
+export function deadOutputsAt(op: Op, pc: number, live: Liveness): Op {
+  if (op.kind !== 'isetp') return op;
+  const written =
+    (op.dst.index < 7 ? 1 << op.dst.index : 0) | (op.dst2.index < 7 ? 1 << op.dst2.index : 0);
+  return (live.preds[pc + 1]! & written) === 0 ? { ...op, deadOutputs: true } : op;
+}

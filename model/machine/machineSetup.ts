@@ -7,7 +7,7 @@ import type { Formatter, Mechanism, MechanismContext, Policy } from '../mechanis
 import { createIts, type ItsState } from '../mechanisms/its.ts';
 import { formatterFor } from './formatter.ts';
 import { deadWrites } from './deadWrites.ts';
-import { liveness, type Liveness } from './liveness.ts';
+import { deadOutputsAt, liveness, type Liveness } from './liveness.ts';
 import { widening, type Widening } from './widening.ts';
 import type { MachineSpec } from './machineTypes.ts';
 
@@ -130,11 +130,7 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
     : null;
   // An ISETP whose predicates are dead after it makes no choice on a shared unknown (`Op`).
   const opAt = ops.map((op, pc) =>
-    policyAt[pc] === 'nop'
-      ? NOP
-      : op.kind === 'isetp' && live && (live.preds[pc + 1]! & predBits(op)) === 0
-        ? { ...op, deadOutputs: true as const }
-        : op,
+    policyAt[pc] === 'nop' ? NOP : live ? deadOutputsAt(op, pc, live) : op,
   );
   const withOptions = Object.keys(spec.options).length ? ' with these options' : '';
   const symmetryOff: string | null = !spec.laneSymmetry
@@ -185,9 +181,4 @@ export function setupMachine(spec: MachineSpec): MachineSetup {
         ? deadWrites(ops, live, policyAt, spec.plantUnsoundDeadWrites ?? null)
         : null,
   };
-}
-
-/** The predicates an ISETP writes, as bits (PT writes nothing). */
-function predBits(op: Extract<Op, { kind: 'isetp' }>): number {
-  return (op.dst.index < 7 ? 1 << op.dst.index : 0) | (op.dst2.index < 7 ? 1 << op.dst2.index : 0);
 }
