@@ -10,20 +10,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { outcomesButLivelocks } from '../testing/outcomes.ts';
 import { machineOf } from '../testing/run.ts';
-import { explore, type Budget, type ExploreResult } from './exhaustive.ts';
+import { explore, type Budget } from './exhaustive.ts';
 import { findingReplays } from './findingReplays.ts';
 import { randomKernel } from './randomKernels.ts';
 
 const budget: Budget = { maxStates: 20_000, maxDepth: 5_000, timeoutMs: 20_000 };
 const mechanisms = ['its', 'simt-stack', 'hanoi'] as const;
 
-const outcomes = (r: ExploreResult) =>
-  new Set(
-    r.findings
-      .filter((f) => f.kind !== 'livelock')
-      .map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`),
-  );
+const outcomes = outcomesButLivelocks;
 
 function covered(text: string, mech: string, limit: number, plant: boolean): boolean | null {
   const plain = explore(machineOf(text, mech), budget);

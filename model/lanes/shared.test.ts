@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explore, type Budget, type ExploreResult } from '../explore/exhaustive.ts';
 import { bsyncLoops } from '../testing/groupKernels.ts';
+import { outcomesButLivelocks } from '../testing/outcomes.ts';
 import { machineOf, reachable } from '../testing/run.ts';
 import { freshTag } from './shared.ts';
 import { shared, UNKNOWN } from './values.ts';
@@ -21,13 +22,7 @@ import { shared, UNKNOWN } from './values.ts';
 const budget: Budget = { maxStates: 6_000, maxDepth: 2_000, timeoutMs: 20_000 };
 const mechanisms = ['its', 'simt-stack', 'hanoi'] as const;
 
-/** Outcomes but livelocks (verdict/kind/property). */
-const outcomes = (r: ExploreResult) =>
-  new Set(
-    r.findings
-      .filter((f) => f.kind !== 'livelock')
-      .map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`),
-  );
+const outcomes = outcomesButLivelocks;
 
 /** The PCs of the live lanes of warp 0 in every reachable state, as sets. */
 function pcSets(text: string, mech: string, sharedUnknowns?: 'off'): number[] {

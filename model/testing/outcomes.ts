@@ -11,6 +11,17 @@ import type { Machine } from '../machine/machine.ts';
 export const outcomes = (r: ExploreResult): string[] =>
   [...new Set(r.findings.map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`))].sort();
 
+/**
+ * The outcomes of the abstraction laws (widening, shared unknowns), livelocks left out: an unknown
+ * branch is assumed fair (SEMANTICS §5), so a cycle the more concrete search closes may be left.
+ */
+export const outcomesButLivelocks = (r: ExploreResult): Set<string> =>
+  new Set(
+    r.findings
+      .filter((f) => f.kind !== 'livelock')
+      .map((f) => `${f.verdict}/${f.kind ?? ''}/${f.property ?? ''}`),
+  );
+
 export const verdictOf = (r: ExploreResult): string =>
   `${r.verdict}/${r.kind ?? ''}/${r.findings[0]?.property ?? ''}`;
 
