@@ -17,7 +17,11 @@ import type { Liveness } from './liveness.ts';
  *
  * This over-approximates: the widened lane may do whatever any value could make it do, so what
  * the search finds after a widening is *possible*, not certain (the finding says so), while a
- * `terminates` stays sound. Loops whose exits depend only on known values (concrete loops, and
+ * `terminates` stays sound up to the fair-choice assumption of SEMANTICS §5: a value the loop
+ * only *may* write (a guarded write whose guard never holds) is forgotten too, and an exit that
+ * then tests it is an unknown branch assumed fair, so a loop that never ends can be reported to
+ * end (docs/semantics.md §13, "Loop widening": the search without reductions does so on a review's
+ * kernel; the row's note says livelocks on opaque code are under-approximated). Loops whose exits depend only on known values (concrete loops, and
  * spin loops on memory another lane writes) are never widened: no unknown branch flags them.
  *
  * A loop turn is a jump back *within a function* (BRA, BRX): a CALL to a function placed before
