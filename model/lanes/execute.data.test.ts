@@ -63,6 +63,8 @@ describe('negated register operands and dropped carry-outs', () => {
       'IMAD.IADD R12, R2, 0x1, -R1',
       'IADD3 R13, -RZ, R2, RZ',
       'IMAD R14, -R2, R1, RZ',
+      'VIADD R15, R1, 0xfffffffe',
+      'VIADD R16, -R2, R1',
       'EXIT',
     ].join('\n'),
   );
@@ -75,6 +77,8 @@ describe('negated register operands and dropped carry-outs', () => {
     expect(laneRegs(l, data, 12)).toEqual([0xfffffffc, 0xfffffffc]); // 5·1 - 9 = -4
     expect(laneRegs(l, data, 13)).toEqual([5, 5]); // -0 + 5
     expect(laneRegs(l, data, 14)).toEqual([0xffffffd3, 0xffffffd3]); // -5 · 9 = -45
+    expect(laneRegs(l, data, 15)).toEqual([7, 7]); // VIADD (sm_90+): 9 + (2^32 - 2) = 7
+    expect(laneRegs(l, data, 16)).toEqual([4, 4]); // -5 + 9
   });
 
   it('keeps an unknown operand unknown', () => {
