@@ -1,6 +1,7 @@
 import type { Memory } from '../lanes/memory.ts';
 import { moveLaneData } from '../lanes/laneData.ts';
 import { outsideTags } from '../lanes/shared.ts';
+import { fullMask } from '../lanes/values.ts';
 import type { Machine, WarpState } from '../machine/machine.ts';
 import { KeyWriter, type KeySink } from '../machine/key.ts';
 import { addMembership, compareMembership, pushLaneValue } from '../machine/laneCanon.ts';
@@ -84,7 +85,7 @@ export class LaneChains {
     plant: PlantUnsoundSummaries | null = null,
   ) {
     const W = machine.launch.warpSize;
-    this.full = W >= 32 ? 0xffffffff : (1 << W) - 1;
+    this.full = fullMask(W);
     this.ignoreTags = plant === 'ignore-tags';
     this.sink = new ProjectionSink(W, plant === 'drop-masks');
     this.pairs = new Int32Array(2 * W);

@@ -225,139 +225,132 @@ function decodeData(program: Program, ins: Instruction): OpBody {
   const dst = regOf(ops[0]);
   const opaque = () => opaqueOf(ins);
   if (mods.some((m) => WIDTH_MODS.has(m))) return opaque();
-  return (
-    match(ins.opcode)
-      .with(P.union('NOP', 'MEMBAR'), () => ({ kind: 'nop' }) as const)
-      .with(P.union('MOV', 'MOV32I', 'LDC'), () =>
-        dst === null || ops.length !== 2 ? opaque() : { kind: 'mov' as const, dst, src: src(1) },
-      )
-      .with('S2R', () =>
-        dst !== null && ops[1]?.kind === 'sreg'
-          ? { kind: 's2r' as const, dst, sreg: ops[1].name }
-          : opaque(),
-      )
-      .with(P.union('IADD3', 'IADD'), () => {
-        // `IADD3 Rd, PT, PT, a, b, c` (sm_90 and later print the carry-outs): a carry into PT is
-        // dropped, so the add is the plain one. A carry into a real predicate (`IADD3 R2, P0, …`,
-        // the low half of a 64-bit add) or a carry in (`.X`) stays opaque.
-        let first = 1;
-        while (ops[first]?.kind === 'pred') {
-          const p = predOf(ops[first])!;
-          if (p.index !== PT || p.negated) return opaque();
-          first++;
-        }
-        if (dst === null || mods.includes('X') || ops.slice(first).some((o) => o.kind === 'pred'))
-          return opaque();
-        return {
-          kind: 'arith' as const,
-          dst,
-          mul: null,
-          adds: ops.slice(first).map((_, i) => src(i + first)),
-        };
-      })
-      // `VIADD Rd, Ra, b` (sm_90 and later): Ra + b mod 2^32, as IADD3 with two sources.
-      .with('VIADD', () =>
-        dst === null || mods.length > 0 || ops.length !== 3 || ops.some((o) => o.kind === 'pred')
-          ? opaque()
-          : { kind: 'arith' as const, dst, mul: null, adds: [src(1), src(2)] },
-      )
-      .with('IMAD', () => {
-        const allowed = mods.every((m) => ['MOV', 'U32', 'S32', 'SHL', 'IADD'].includes(m));
-        if (dst === null || !allowed || ops.length !== 4) return opaque();
-        return { kind: 'arith' as const, dst, mul: [src(1), src(2)] as const, adds: [src(3)] };
-      })
-      .with('LOP3', () => {
-        // `LOP3.LUT P0, Rd, a, b, c, lut, !PT`: the leading predicate is set where the result is
-        // not zero (the form compilers use for `if (a | b)`; the trailing predicate is its
-        // combining input, modelled only as PT/!PT).
-        const pdst = predOf(ops[0]);
-        const k = pdst !== null ? 1 : 0;
-        const d = regOf(ops[k]);
-        const lut = ops[k + 4];
-        const tail = predOf(ops[k + 5]);
-        if (d === null || lut?.kind !== 'imm' || (tail !== null && tail.index !== PT))
-          return opaque();
-        if (pdst !== null && (pdst.negated || ops.length !== 7)) return opaque();
-        return {
-          kind: 'lop3' as const,
-          dst: d,
-          srcs: [src(k + 1), src(k + 2), src(k + 3)] as const,
-          lut: lut.value & 0xff,
-          ...(pdst !== null && pdst.index !== PT ? { pdst } : {}),
-        };
-      })
-      .with(P.union('AND', 'OR', 'XOR'), (op) => {
-        if (dst === null || ops.length !== 3) return opaque();
-        const lut = op === 'AND' ? 0xc0 : op === 'OR' ? 0xfc : 0x3c;
-        return {
-          kind: 'lop3' as const,
-          dst,
-          srcs: [src(1), src(2), { kind: 'imm', value: 0 }] as const,
-          lut,
-        };
-      })
-      .with('SHF', () => {
-        if (dst === null || ops.length !== 4) return opaque();
-        const left = mods.includes('L');
-        if (!left && !mods.includes('R')) return opaque();
-        const signed = mods.includes('S32') || mods.includes('S64');
-        return {
-          kind: 'shift' as const,
-          dst,
-          lo: src(1),
-          amount: src(2),
-          hi: src(3),
-          left,
-          signed,
-          high: mods.includes('HI'),
-        };
-      })
-      .with(P.union('SHL', 'SHR'), (op) => {
-        if (dst === null || ops.length !== 3) return opaque();
-        const zero: Src = { kind: 'imm', value: 0 };
-        return {
-          kind: 'shift' as const,
-          dst,
-          lo: src(1),
-          amount: src(2),
-          hi: zero,
-          left: op === 'SHL',
-          signed: false,
-          high: false,
-        };
-      })
-      .with('ISETP', () => decodeIsetp(program, ins) ?? opaque())
-      .with('PLOP3', () => decodePlop3(ins) ?? opaque())
-      .with(P.union('LDS', 'LDG', 'LD', 'LDL'), () => {
-        const addr = addrOf(ops[1]);
-        if (dst === null || addr === null) return opaque();
-        return ins.opcode === 'LDL'
-          ? { kind: 'load' as const, dst, addr, local: true as const }
-          : { kind: 'load' as const, dst, addr };
-      })
-      .with(P.union('STS', 'STG', 'ST', 'STL'), () => {
-        const addr = addrOf(ops[0]);
-        if (addr === null || ops.length !== 2) return opaque();
-        return ins.opcode === 'STL'
-          ? { kind: 'store' as const, addr, src: src(1), local: true as const }
-          : { kind: 'store' as const, addr, src: src(1) };
-      })
-      .with(P.union('ATOMS', 'ATOMG', 'ATOM', 'RED'), () => decodeAtomic(program, ins) ?? opaque())
-      .with('VOTE', () => {
-        const mode: 'ANY' | 'ALL' | null = mods.includes('ANY')
-          ? 'ANY'
-          : mods.includes('ALL')
-            ? 'ALL'
-            : null;
-        if (mode === null) return opaque();
-        const rest = ops[0]?.kind === 'reg' ? ops.slice(1) : ops;
-        const pd = predOf(rest[0]);
-        const ps = predOf(rest[1]);
-        if (pd === null || ps === null) return opaque();
-        return { kind: 'vote' as const, mode, dst: dst ?? RZ, pdst: pd, src: ps };
-      })
-      .otherwise(opaque)
-  );
+  return match(ins.opcode)
+    .with(P.union('NOP', 'MEMBAR'), () => ({ kind: 'nop' }) as const)
+    .with(P.union('MOV', 'MOV32I', 'LDC'), () =>
+      dst === null || ops.length !== 2 ? opaque() : { kind: 'mov' as const, dst, src: src(1) },
+    )
+    .with('S2R', () =>
+      dst !== null && ops[1]?.kind === 'sreg'
+        ? { kind: 's2r' as const, dst, sreg: ops[1].name }
+        : opaque(),
+    )
+    .with(P.union('IADD3', 'IADD', 'VIADD'), () => {
+      // `VIADD Rd, Ra, b` (sm_90 and later) is the sum of its sources as IADD3's is.
+      // `IADD3 Rd, PT, PT, a, b, c` (sm_90 and later print the carry-outs): a carry into PT is
+      // dropped, so the add is the plain one. A carry into a real predicate (`IADD3 R2, P0, …`,
+      // the low half of a 64-bit add) or a carry in (`.X`) stays opaque.
+      let first = 1;
+      while (ops[first]?.kind === 'pred') {
+        const p = predOf(ops[first])!;
+        if (p.index !== PT || p.negated) return opaque();
+        first++;
+      }
+      if (dst === null || mods.includes('X') || ops.slice(first).some((o) => o.kind === 'pred'))
+        return opaque();
+      return {
+        kind: 'arith' as const,
+        dst,
+        mul: null,
+        adds: ops.slice(first).map((_, i) => src(i + first)),
+      };
+    })
+    .with('IMAD', () => {
+      const allowed = mods.every((m) => ['MOV', 'U32', 'S32', 'SHL', 'IADD'].includes(m));
+      if (dst === null || !allowed || ops.length !== 4) return opaque();
+      return { kind: 'arith' as const, dst, mul: [src(1), src(2)] as const, adds: [src(3)] };
+    })
+    .with('LOP3', () => {
+      // `LOP3.LUT P0, Rd, a, b, c, lut, !PT`: the leading predicate is set where the result is
+      // not zero (the form compilers use for `if (a | b)`; the trailing predicate is its
+      // combining input, modelled only as PT/!PT).
+      const pdst = predOf(ops[0]);
+      const k = pdst !== null ? 1 : 0;
+      const d = regOf(ops[k]);
+      const lut = ops[k + 4];
+      const tail = predOf(ops[k + 5]);
+      if (d === null || lut?.kind !== 'imm' || (tail !== null && tail.index !== PT))
+        return opaque();
+      if (pdst !== null && (pdst.negated || ops.length !== 7)) return opaque();
+      return {
+        kind: 'lop3' as const,
+        dst: d,
+        srcs: [src(k + 1), src(k + 2), src(k + 3)] as const,
+        lut: lut.value & 0xff,
+        ...(pdst !== null && pdst.index !== PT ? { pdst } : {}),
+      };
+    })
+    .with(P.union('AND', 'OR', 'XOR'), (op) => {
+      if (dst === null || ops.length !== 3) return opaque();
+      const lut = op === 'AND' ? 0xc0 : op === 'OR' ? 0xfc : 0x3c;
+      return {
+        kind: 'lop3' as const,
+        dst,
+        srcs: [src(1), src(2), { kind: 'imm', value: 0 }] as const,
+        lut,
+      };
+    })
+    .with('SHF', () => {
+      if (dst === null || ops.length !== 4) return opaque();
+      const left = mods.includes('L');
+      if (!left && !mods.includes('R')) return opaque();
+      const signed = mods.includes('S32') || mods.includes('S64');
+      return {
+        kind: 'shift' as const,
+        dst,
+        lo: src(1),
+        amount: src(2),
+        hi: src(3),
+        left,
+        signed,
+        high: mods.includes('HI'),
+      };
+    })
+    .with(P.union('SHL', 'SHR'), (op) => {
+      if (dst === null || ops.length !== 3) return opaque();
+      const zero: Src = { kind: 'imm', value: 0 };
+      return {
+        kind: 'shift' as const,
+        dst,
+        lo: src(1),
+        amount: src(2),
+        hi: zero,
+        left: op === 'SHL',
+        signed: false,
+        high: false,
+      };
+    })
+    .with('ISETP', () => decodeIsetp(program, ins) ?? opaque())
+    .with('PLOP3', () => decodePlop3(ins) ?? opaque())
+    .with(P.union('LDS', 'LDG', 'LD', 'LDL'), () => {
+      const addr = addrOf(ops[1]);
+      if (dst === null || addr === null) return opaque();
+      return ins.opcode === 'LDL'
+        ? { kind: 'load' as const, dst, addr, local: true as const }
+        : { kind: 'load' as const, dst, addr };
+    })
+    .with(P.union('STS', 'STG', 'ST', 'STL'), () => {
+      const addr = addrOf(ops[0]);
+      if (addr === null || ops.length !== 2) return opaque();
+      return ins.opcode === 'STL'
+        ? { kind: 'store' as const, addr, src: src(1), local: true as const }
+        : { kind: 'store' as const, addr, src: src(1) };
+    })
+    .with(P.union('ATOMS', 'ATOMG', 'ATOM', 'RED'), () => decodeAtomic(program, ins) ?? opaque())
+    .with('VOTE', () => {
+      const mode: 'ANY' | 'ALL' | null = mods.includes('ANY')
+        ? 'ANY'
+        : mods.includes('ALL')
+          ? 'ALL'
+          : null;
+      if (mode === null) return opaque();
+      const rest = ops[0]?.kind === 'reg' ? ops.slice(1) : ops;
+      const pd = predOf(rest[0]);
+      const ps = predOf(rest[1]);
+      if (pd === null || ps === null) return opaque();
+      return { kind: 'vote' as const, mode, dst: dst ?? RZ, pdst: pd, src: ps };
+    })
+    .otherwise(opaque);
 }
 
 function decodeIsetp(program: Program, ins: Instruction): OpBody | null {

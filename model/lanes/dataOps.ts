@@ -347,23 +347,17 @@ function writeComputed(
   // Only Rd's column is copied (`RegFile`); a write that changes no value keeps `d`.
   const old = d.regs[slot]!;
   let col: number[] | null = null;
-  // The lanes surely issued all compute an unknown word: it may be one they share (`shared.ts`).
-  let unknownAll = true;
   for (let m = lanes; m !== 0; m &= m - 1) {
     const l = 31 - Math.clz32(m & -m);
     const v = (maybe >>> l) & 1 ? UNKNOWN : laneValue(ctx, op, warp, d, mem, l);
-    if (v !== UNKNOWN && !((maybe >>> l) & 1)) unknownAll = false;
     if (col === null) {
       if (v === old[l]) continue;
       col = old.slice();
     }
     col[l] = v;
   }
-  const sure = (lanes & ~maybe) >>> 0;
-  if (unknownAll && (sure & (sure - 1)) !== 0) {
-    const tied = col ?? old.slice();
-    if (shareResult(ctx, op, d, tied, sure)) col = tied;
-  }
+  // An unknown word the lanes surely issued all computed from the same sources is one word.
+  col = shareResult(ctx, op, d, old, col, (lanes & ~maybe) >>> 0) ?? col;
   return col === null ? d : withRegs(d, withColumn(d.regs, slot, col));
 }
 

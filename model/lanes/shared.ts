@@ -2,7 +2,7 @@ import type { Op, Src } from '../isa/op.ts';
 import { RZ } from '../isa/program.ts';
 import type { ExecContext } from './execContext.ts';
 import type { LaneData } from './laneData.ts';
-import { UNKNOWN, isShared, shared } from './values.ts';
+import { UNKNOWN, isShared, shared, tagOf } from './values.ts';
 
 /**
  * Shared unknowns (issue 16, docs/semantics.md §13 "Shared unknowns"; values in `values.ts`).
@@ -26,8 +26,7 @@ import { UNKNOWN, isShared, shared } from './values.ts';
  *   values, as one against a uniform register has been: the issuing lanes' predicates are then
  *   known, and they split only as a real value can split them (both sides shared: all true or
  *   all false).
- * - **Widening** (`machine/widening.ts`): lanes that forget a value they all hold equal keep it
- *   equal — one fresh tag — instead of one unknown each.
+ * - **Widening** (`machine/widening.ts`) leaves a tag as it is and makes none.
  * Everything else that writes a register writes a known word or `UNKNOWN`, which ties nothing.
  */
 
@@ -100,10 +99,7 @@ export function freshTag(col: readonly number[], others: number): number {
   let used = 0;
   for (let m = others; m !== 0; m &= m - 1) {
     const v = col[31 - Math.clz32(m & -m)]!;
-    if (isShared(v)) {
-      const t = -2 - v;
-      if (t < 31) used |= 1 << t;
-    }
+    if (isShared(v) && tagOf(v) < 31) used |= 1 << tagOf(v);
   }
   let t = 0;
   while ((used >>> t) & 1) t++;
@@ -111,27 +107,31 @@ export function freshTag(col: readonly number[], others: number): number {
 }
 
 /**
- * `col`, the column `op` has just written for `lanes` (the lanes it surely issues for; `col` is a
- * fresh copy the caller owns), with one fresh tag in those lanes when they all got `UNKNOWN` and
- * every source of `op` is the same for all of them (read in `d`, before the write). Returns
- * whether it tied them. Needs two lanes or more: a tag on one lane ties nothing.
+ * The column `op` writes, with one fresh tag in `lanes` (the lanes it surely issues for), when
+ * they all got `UNKNOWN` and every source of `op` is the same for all of them (read in `d`, before
+ * the write); null when it ties nothing. `col` is the column as written (a copy the caller owns,
+ * tied in place), or null when the write changed nothing in `old`, the column before it (copied
+ * only to tie). Needs two lanes or more: a tag on one lane ties nothing.
  */
 export function shareResult(
   ctx: ExecContext,
   op: Op,
   d: LaneData,
-  col: number[],
+  old: readonly number[],
+  col: number[] | null,
   lanes: number,
-): boolean {
-  if ((lanes & (lanes - 1)) === 0 || ctx.shared === 'off') return false;
-  const srcs = sourcesOf(op);
-  if (srcs === null) return false;
+): number[] | null {
+  if ((lanes & (lanes - 1)) === 0 || ctx.shared === 'off') return null;
+  const now = col ?? old;
   for (let m = lanes; m !== 0; m &= m - 1)
-    if (col[31 - Math.clz32(m & -m)] !== UNKNOWN) return false;
-  for (const s of srcs) if (!sameAcross(ctx, d, lanes, s)) return false;
-  const tag = freshTag(col, (ctx.full & ~lanes) >>> 0);
-  for (let m = lanes; m !== 0; m &= m - 1) col[31 - Math.clz32(m & -m)] = tag;
-  return true;
+    if (now[31 - Math.clz32(m & -m)] !== UNKNOWN) return null;
+  const srcs = sourcesOf(op);
+  if (srcs === null) return null;
+  for (const s of srcs) if (!sameAcross(ctx, d, lanes, s)) return null;
+  const out = col ?? old.slice();
+  const tag = freshTag(out, (ctx.full & ~lanes) >>> 0);
+  for (let m = lanes; m !== 0; m &= m - 1) out[31 - Math.clz32(m & -m)] = tag;
+  return out;
 }
 
 /**
@@ -144,24 +144,29 @@ export function shareResult(
  * (no summary) when a tag is too large for a set of 31 bits.
  */
 export function outsideTags(d: LaneData, lanes: number, out: { push(v: number): void }): boolean {
+  const n = d.regs.length;
+  if (tagSets.length < n) tagSets = new Int32Array(n);
   let count = 0;
-  const found: number[] = [];
-  for (let s = 0; s < d.regs.length; s++) {
+  for (let s = 0; s < n; s++) {
     const col = d.regs[s]!;
     let set = 0;
     for (let m = lanes; m !== 0; m &= m - 1) {
       const v = col[31 - Math.clz32(m & -m)]!;
       if (!isShared(v)) continue;
-      const t = -2 - v;
-      if (t >= 31) return false;
-      set |= 1 << t;
+      if (tagOf(v) >= 31) return false;
+      set |= 1 << tagOf(v);
     }
-    if (set !== 0) {
-      count++;
-      found.push(s, set);
-    }
+    tagSets[s] = set;
+    if (set !== 0) count++;
   }
   out.push(count);
-  for (const v of found) out.push(v);
+  for (let s = 0; s < n; s++)
+    if (tagSets[s] !== 0) {
+      out.push(s);
+      out.push(tagSets[s]!);
+    }
   return true;
 }
+
+/** `outsideTags`' scratch: each column's set of tags (no allocation per projection). */
+let tagSets = new Int32Array(64);

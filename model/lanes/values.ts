@@ -26,6 +26,9 @@ export const shared = (t: number): number => -2 - t;
 /** `v` is a shared unknown (`shared`). */
 export const isShared = (v: number): boolean => v < UNKNOWN;
 
+/** The tag of shared unknown `v` (`shared`'s inverse). */
+export const tagOf = (v: number): number => -2 - v;
+
 /** Full mask of a W-lane warp. */
 export const fullMask = (w: number): number => (w >= 32 ? 0xffffffff : (1 << w) - 1) >>> 0;
 
