@@ -54,6 +54,8 @@ export interface ExploreArgs extends PrepareArgs {
   readonly accelerate?: boolean;
   /** Summaries of chains (`--no-chain-summaries` turns them off; issue 16, `laneChains.ts`). */
   readonly chainSummaries?: boolean;
+  /** Summaries of frozen lanes (`--no-frozen-lanes` turns them off; issue 16, `frozenLanes.ts`). */
+  readonly frozenLanes?: boolean;
   readonly save: string | false;
   readonly json: boolean;
   /** Also write the verdict matrix with embedded replays as a page (`cli/html/explorePage.ts`). */
@@ -243,6 +245,7 @@ function printJson(
           warpSymmetry: a.warpSymmetry !== false,
           accelerate: a.accelerate !== false,
           chainSummaries: a.chainSummaries !== false,
+          frozenLanes: a.frozenLanes !== false,
           skipDeadWrites: a.skipDeadWrites === true,
           widen: a.widen ?? 0,
         },
@@ -268,6 +271,13 @@ function printJson(
           forcedChains: r.result.forcedChains ?? 0,
           chainSummaries: r.result.chainSummaries
             ? { hits: r.result.chainSummaries.hits, recorded: r.result.chainSummaries.recorded }
+            : null,
+          frozenLanes: r.result.frozenLanes
+            ? {
+                hits: r.result.frozenLanes.hits,
+                recorded: r.result.frozenLanes.recorded,
+                refused: r.result.frozenLanes.refused,
+              }
             : null,
           findings: r.result.findings.map((f) => ({
             verdict: f.verdict,

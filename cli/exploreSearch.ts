@@ -54,6 +54,7 @@ export function searchMachine(
             warpSymmetry: a.warpSymmetry !== false,
             accelerate: a.accelerate !== false,
             chainSummaries: a.chainSummaries !== false,
+            frozenLanes: a.frozenLanes !== false,
           },
         },
       );

@@ -184,6 +184,10 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
       "walk every accelerated chain instead of giving a chain whose running lanes match, lane for lane, those of a chain already walked that chain's end while the other lanes stay where they wait (summaries of chains, its; docs/semantics.md §14.5)",
     )
     .option(
+      '--no-frozen-lanes',
+      "explore again the interior of every state instead of giving a state whose ready lanes and waiting lanes' context match those of a state explored before that state's exits, with its own waiting lanes (summaries of frozen lanes, its, one warp; docs/semantics.md §14.7)",
+    )
+    .option(
       '--no-skip-dead',
       'compute every register an instruction writes, also when nothing reads it before it is written again (dead writes, docs/semantics.md §13: skipping them changes no verdict, only the time)',
     )
@@ -277,6 +281,7 @@ function program(io: Io, status: { code: number }, catalog: Catalog): Command {
           warpSymmetry: o['warpSymmetry'] !== false,
           accelerate: o['accelerate'] !== false,
           chainSummaries: o['chainSummaries'] !== false,
+          frozenLanes: o['frozenLanes'] !== false,
           skipDeadWrites: o['skipDead'] !== false,
           ...(o['random'] !== undefined
             ? {

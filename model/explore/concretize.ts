@@ -35,7 +35,19 @@ export interface ClassPath {
    * steps is the one step a rule picked there (a forced chain, `Chains.followForced`).
    */
   readonly forced?: GroupPriority | null;
+  /**
+   * Per step, for an edge that stands for a summary's interior (a macro edge, `frozenLanes.ts`):
+   * the walk from the concrete state to one in the class of the step's target; null otherwise.
+   */
+  readonly macro?: readonly (MacroWalk | null)[];
 }
+
+/** A macro edge's walk from `s` to a state in the class of stored state `target`. */
+export type MacroWalk = (
+  s: MachineState,
+  target: number,
+  inClass: InClass,
+) => { schedule: number[]; state: MachineState } | null;
 
 /** `s` is in the class of stored state `id`. */
 export type InClass = (s: MachineState, id: number) => boolean;
@@ -53,8 +65,16 @@ export function walkClasses(
   let s = from;
   const tracked = track && path.warps && path.perms ? track : null;
   for (let i = 0; i + 1 < path.ids.length; i++) {
-    const succ = machine.successors(s);
     const target = path.ids[i + 1]!;
+    const macro = path.macro?.[i] ?? null;
+    if (macro) {
+      const m = macro(s, target, inClass);
+      if (m === null) return null;
+      for (const x of m.schedule) schedule.push(x);
+      s = m.state;
+      continue;
+    }
+    const succ = machine.successors(s);
     const w = tracked ? tracked[path.warps![i]!]! : -1;
     const extra = path.extra?.[i] ?? 0;
     if (extra > 0) {
@@ -104,7 +124,7 @@ function retrack(tracked: Int32Array, sigma: number): void {
  * (`forced`: a group that runs alone or one that starts to wait at a BSYNC, a forced chain of
  * `Chains.followForced`).
  */
-function followReplay(
+export function followReplay(
   machine: Machine,
   s: MachineState,
   k: number,

@@ -5,6 +5,7 @@ import { headline, searchNotes } from './searchSummary.ts';
 import { findingReplays } from './findingReplays.ts';
 import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 import { SearchRun } from './searchRun.ts';
+import type { FrozenLanes } from './frozenLanes.ts';
 import {
   defaultBudget,
   defaultReductions,
@@ -77,6 +78,15 @@ export function explore(
   const cycles = findFairCycles(graph);
   const afterCycles = redoAfterCycles(run, cycles.count);
   if (afterCycles) return redo(afterCycles);
+  // Summaries of frozen lanes (`frozenLanes.ts`): a macro edge on a cycle hides the steps a
+  // fairness check would read; the search without them decides.
+  const frozen = run.frozen;
+  if (frozen && macroOnCycle(frozen, graph.expanded, cycles.comp))
+    return redo({
+      machine,
+      options: { ...options, reduce: { ...run.reduce, frozenLanes: false } },
+      why: 'summaries of frozen lanes were switched off: a macro edge lies on a cycle, whose fairness only the steps it stands for can decide (docs/semantics.md §14.7)',
+    });
 
   // Stage 4: the findings, with schedules from the real initial state.
   const sym = run.sym;
@@ -99,9 +109,17 @@ export function explore(
       chains: chains
         ? { ofEdge: chains.ofEdge, ofState: chains.ofState, groups: run.groups }
         : null,
+      frozen,
     },
     cycles,
   );
+  // A finding that passes a macro edge and does not walk again: the search without summaries.
+  if (frozen && frozen.hits > 0 && unreplayable > 0)
+    return redo({
+      machine,
+      options: { ...options, reduce: { ...run.reduce, frozenLanes: false } },
+      why: `summaries of frozen lanes were switched off: ${unreplayable === 1 ? 'a finding' : `${unreplayable} findings`} could not be walked again from the initial state`,
+    });
   const notes = searchNotes({
     unreplayable,
     longSchedules,
@@ -183,10 +201,29 @@ export function explore(
     chainSummaries: summaries
       ? { hits: summaries.hits, recorded: summaries.recorded, mismatches: summaries.mismatches }
       : null,
+    frozenLanes: frozen
+      ? {
+          hits: frozen.hits,
+          recorded: frozen.recorded,
+          refused: frozen.refused,
+          mismatches: frozen.mismatches,
+        }
+      : null,
     recomputedWarps: visited.recomputed,
     terminalStates: run.terminalStates,
     notes,
   };
+}
+
+/** Some macro edge joins two states of one strongly connected component (`comp`). */
+function macroOnCycle(frozen: FrozenLanes, expanded: number, comp: Int32Array): boolean {
+  const { macroFrom, macroTo } = frozen;
+  for (let i = 0; i < macroFrom.length; i++) {
+    const a = macroFrom.get(i);
+    const b = macroTo.get(i);
+    if (a < expanded && b < expanded && comp[a] === comp[b]) return true;
+  }
+  return false;
 }
 
 /** A search to run instead: on `machine` with `options`, for the reason `why` (a note). */

@@ -6,6 +6,7 @@ import type { PlantUnsoundGroups } from './groupPriority.ts';
 import type { PlantUnsoundWarpSymmetry } from './warpSymmetry.ts';
 import type { PlantUnsoundAccel } from './acceleration.ts';
 import type { PlantUnsoundSummaries } from './laneChains.ts';
+import type { PlantUnsoundFrozen } from './frozenLanes.ts';
 
 /**
  * What a search takes and gives (`exhaustive.ts`, `random.ts`): budgets, progress, the result,
@@ -86,6 +87,17 @@ export interface ExploreResult {
     readonly mismatches: number;
   } | null;
   /**
+   * Summaries of frozen lanes (`frozenLanes.ts`): states given the exits of a summary instead of
+   * their interior (`hits`), summaries recorded, projections refused, and (verify mode) macro
+   * expansions that differed from their own closure; null when off or not applicable.
+   */
+  readonly frozenLanes?: {
+    readonly hits: number;
+    readonly recorded: number;
+    readonly refused: number;
+    readonly mismatches: number;
+  } | null;
+  /**
    * Warp objects the search dropped and computed again from their origins (`VisitedStates`,
    * docs/semantics.md §14.6): memory only, the same states.
    */
@@ -154,6 +166,14 @@ export interface Reductions {
    * applies to mechanisms that declare `moveLanes` (`its`). The states reached are the same.
    */
   readonly chainSummaries: boolean;
+  /**
+   * Summaries of frozen lanes (`frozenLanes.ts`, docs/semantics.md §14.7): a one-warp `its` state
+   * whose ready lanes and frozen context match those of a state whose interior the search already
+   * explored takes that interior's exits, with its own waiting lanes, instead of exploring it
+   * again. Needs `accelerate`; the search is redone without it when a macro edge lies on a cycle
+   * or a finding does not walk again.
+   */
+  readonly frozenLanes: boolean;
 }
 
 export const defaultReductions: Reductions = {
@@ -165,6 +185,7 @@ export const defaultReductions: Reductions = {
   warpSymmetry: true,
   accelerate: true,
   chainSummaries: true,
+  frozenLanes: true,
 };
 
 /** Every reduction off: the plain search the soundness laws compare with. */
@@ -177,6 +198,7 @@ export const noReductions: Reductions = {
   warpSymmetry: false,
   accelerate: false,
   chainSummaries: false,
+  frozenLanes: false,
 };
 
 export interface ExploreOptions {
@@ -200,6 +222,13 @@ export interface ExploreOptions {
    * (`ExploreResult.chainSummaries.mismatches`); the search goes on with the walked end.
    */
   readonly verifySummaries?: boolean;
+  /** A planted bug for the law of frozen-lane summaries; never set outside tests. */
+  readonly plantUnsoundFrozen?: PlantUnsoundFrozen;
+  /**
+   * The law of frozen-lane summaries only: every macro expansion is checked against the interior
+   * closure of its own state (`ExploreResult.frozenLanes.mismatches`).
+   */
+  readonly verifyFrozen?: boolean;
   /**
    * The law of origins only (`VisitedStates`): every interned warp that has an origin is dropped
    * at once, so that each read of it computes it again (and checks it against its key).

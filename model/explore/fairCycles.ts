@@ -69,7 +69,12 @@ export interface Lasso {
  * Typed arrays throughout (no per-state objects, no `Map` of components): graphs of tens of
  * millions of states are the explorer's normal case.
  */
-export function findFairCycles(g: Graph): { count: number; lasso: Lasso | null } {
+export function findFairCycles(g: Graph): {
+  count: number;
+  lasso: Lasso | null;
+  /** Each expanded state's strongly connected component. */
+  comp: Int32Array;
+} {
   const scratch = new FairScratch(g.warps);
   const track = new TrackScratch();
   let count = 0;
@@ -84,8 +89,12 @@ export function findFairCycles(g: Graph): { count: number; lasso: Lasso | null }
     for (let i = from + 1; i < to; i++) if (members[i]! < min) min = members[i]!;
     if (best === -1 || min < best) best = min;
   });
-  if (best === -1) return { count, lasso: null };
-  return { count, lasso: g.edgePerm ? trackedLasso(g, comp, best) : lassoOf(g, comp, best) };
+  if (best === -1) return { count, lasso: null, comp };
+  return {
+    count,
+    lasso: g.edgePerm ? trackedLasso(g, comp, best) : lassoOf(g, comp, best),
+    comp,
+  };
 }
 
 function hasInternalEdge(

@@ -3,6 +3,7 @@ import { exactLasso, stopChoice, walkClasses, type InClass } from './concretize.
 import { decisionsOf } from './decisions.ts';
 import type { Graph, Lasso } from './fairCycles.ts';
 import type { GroupPriority } from './groupPriority.ts';
+import type { FrozenLanes } from './frozenLanes.ts';
 import type { Finding } from './verdict.ts';
 import { SCENARIO_LIMITS } from '../scenario/limits.ts';
 
@@ -39,6 +40,8 @@ export interface SearchRecord {
     /** The search's group rules, which forced chains follow (`Chains.followForced`). */
     readonly groups: GroupPriority | null;
   } | null;
+  /** Summaries of frozen lanes (`frozenLanes.ts`): the macro edge that first reached a state. */
+  readonly frozen?: FrozenLanes | null;
 }
 
 /**
@@ -69,11 +72,24 @@ export function buildFindings(
   };
   // Schedules from the real initial state (concretize.ts): every recorded path is walked again.
   const chains = r.chains;
+  const frozen = r.frozen ?? null;
   const classPath = (ids: readonly number[]) => ({
     ids,
     hint: ids.slice(1).map((id) => parentChoice[id]!),
     ...(chains
       ? { extra: ids.slice(1).map((id) => chains.ofState.get(id) ?? 0), forced: chains.groups }
+      : {}),
+    // A state first reached by a macro edge: its summary's path is walked instead.
+    ...(frozen
+      ? {
+          macro: ids.slice(1).map((id) => {
+            const e = frozen.macroOf(id);
+            return e === null
+              ? null
+              : (s: MachineState, target: number, inTarget: InClass) =>
+                  frozen.walk(s, e, target, inTarget, chains?.groups ?? null);
+          }),
+        }
       : {}),
   });
   /** Steps of a path once its chains are expanded (a schedule's length). */

@@ -238,7 +238,7 @@ export class LaneChains {
  * as this sink first wrote them, made projections of a 32-lane warp about a thousand numbers
  * long, and hashing them a tenth of a W = 32 search.)
  */
-class ProjectionSink implements KeySink {
+export class ProjectionSink implements KeySink {
   private M = 0;
   private readonly vals: Float64Array[];
   private readonly len: Int32Array;
@@ -325,6 +325,20 @@ class ProjectionSink implements KeySink {
     const d = this.len[a]! - this.len[b]!;
     if (d !== 0) return d;
     return compareMembership(this.member, this.words, a, b);
+  }
+
+  /** Computes the membership words (as `sortLanes` does), for `signature`. */
+  finishSets(): void {
+    this.finish();
+  }
+
+  /** Lane `l`'s signature: its values, then its membership words (after `finishSets`). */
+  signature(l: number): number[] {
+    const out: number[] = [];
+    const v = this.vals[l]!;
+    for (let j = 0; j < this.len[l]!; j++) out.push(v[j]!);
+    for (let w = 0; w < this.words; w++) out.push(this.member[l * this.words + w]!);
+    return out;
   }
 
   /** Sorts `order[0 .. n-1]` by signature (insertion sort: stable, n ≤ 32). */

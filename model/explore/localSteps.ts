@@ -124,6 +124,31 @@ export class LocalSteps {
     this.localMoreStart.push(0);
   }
 
+  /**
+   * A step that no local holds, to label the search's macro edges (`frozenLanes.ts`): it issues
+   * nothing a fairness check could read (macro edges lie on no cycle, which the search checks),
+   * rests on abstraction (`stepAbstract`), and is no stop. Made before any local, once.
+   */
+  syntheticStep(): number {
+    if (this.table.size !== 0) throw new Error('syntheticStep: locals already made');
+    const e = this.stepMask.length;
+    this.stepOf.push(0);
+    this.stepLocal.push(-1);
+    this.stepPc.push(-1);
+    this.stepChain.push(0);
+    this.stepMask.push(0);
+    this.stepGroup.push(0);
+    this.stepUnknown.push(0);
+    this.stepAbstract.push(1);
+    this.stepStop.push(-1);
+    this.lazy.push(undefined);
+    this.stepWarp.push(-1);
+    this.stepMem.push(-1);
+    if (this.placeFair) this.stepPlace.push(-1);
+    this.localStart.set(0, this.stepMask.length);
+    return e;
+  }
+
   /** The local step `e` belongs to. */
   localOf(e: number): number {
     return this.stepLocal.get(e);

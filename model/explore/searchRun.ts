@@ -12,6 +12,7 @@ import { eitherGroup, groupPriority, type GroupPriority } from './groupPriority.
 import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
 import { LaneChains } from './laneChains.ts';
+import { FrozenLanes } from './frozenLanes.ts';
 import { AmpleChoice } from './ampleChoice.ts';
 import { memoryOver } from './memoryBudget.ts';
 import {
@@ -75,6 +76,12 @@ export class SearchRun {
   readonly cache: LocalSteps;
   readonly summaries: LaneChains | null;
   readonly chains: Chains | null;
+  /** Summaries of frozen lanes (`frozenLanes.ts`), or null. */
+  readonly frozen: FrozenLanes | null;
+  /** The synthetic step that labels macro edges (`LocalSteps.syntheticStep`), or -1. */
+  private readonly macroStep: number;
+  private readonly macroWids: number[] = [];
+  private readonly macroSteps: number[] = [];
   /** The group rules inside a warp (EXIT priority, BSYNC priority, groups that run alone). */
   readonly groups: GroupPriority | null;
 
@@ -222,6 +229,23 @@ export class SearchRun {
               ? chains!.rewalk(a, b, from)
               : chains!.reforce(a, b, from),
       };
+    // Summaries of frozen lanes (`frozenLanes.ts`): one warp, with chains (their interiors
+    // are walked as the search walks them).
+    const frozenOn =
+      reduce.frozenLanes && reduce.accelerate && FrozenLanes.applies(machine, this.por !== null);
+    this.macroStep = frozenOn ? cache.syntheticStep() : -1;
+    this.frozen = frozenOn
+      ? new FrozenLanes(
+          machine,
+          visited,
+          cache,
+          (wid, mid, e, loc, out) => this.reducedStep(wid, mid, e, loc, out),
+          reduced,
+          this.t0 + this.budget.timeoutMs,
+          options.verifyFrozen === true,
+          options.plantUnsoundFrozen ?? null,
+        )
+      : null;
     visited.stress = options.stressOrigins === true;
     visited.plantChainOneMore = options.plantUnsoundOrigins === 'chain-one-more';
     this.chainAfterAny = this.por !== null || K === 1;
@@ -356,6 +380,17 @@ export class SearchRun {
       return true;
     }
     visited.copy(head, this.parentTuple);
+    if (this.frozen) {
+      const sid = this.frozen.macro(this.parentTuple[0]!, mid, this.macroWids, this.macroSteps);
+      // The summaries' closures used the scratch tuples.
+      visited.copy(head, this.parentTuple);
+      if (sid >= 0) {
+        this.recordMacro(head, d, nSteps, mid, sid);
+        visited.dropWarp(this.parentTuple[0]!);
+        cache.dropLazy(locals[0]!);
+        return true;
+      }
+    }
     const ample = this.expandAmple(head, d, nSteps);
     this.recordEdges(head, d, nSteps, ample);
     // One warp: the state is expanded once, so its objects can go (`VisitedStates`: computed
@@ -504,6 +539,41 @@ export class SearchRun {
     if (extra === 0) tuple[k] = cache.warpOf(e);
     if (chains && forced) extra += chains.followForced(k, tuple);
     return extra;
+  }
+
+  /**
+   * The reduced successor of step `e` (local `loc`) of the one-warp state (`wid`, `mid`), chains
+   * included, as the expansion takes it (`FrozenLanes`' closures): (warp id, memory id) into `out`.
+   */
+  private reducedStep(wid: number, mid: number, e: number, loc: number, out: Int32Array): number {
+    const pt = this.parentTuple;
+    pt[0] = wid;
+    pt[1] = mid;
+    const extra = this.successor(0, e, loc, true, true);
+    out[0] = this.visited.tuple[0]!;
+    out[1] = this.visited.tuple[1]!;
+    return extra;
+  }
+
+  /**
+   * State `head`'s macro edges (`FrozenLanes.macro`): one per exit of summary `sid`, after its
+   * steps (choice `nSteps + j` for exit j), labelled with the synthetic step.
+   */
+  private recordMacro(head: number, d: number, nSteps: number, mid: number, sid: number): void {
+    const { visited, edgeTo, edgeStep, edgePerm } = this;
+    const headSteps = visited.stepsOf.get(head);
+    const tuple = visited.tuple;
+    for (let j = 0; j < this.macroWids.length; j++) {
+      tuple[0] = this.macroWids[j]!;
+      tuple[1] = mid;
+      const size = visited.size;
+      const to = this.add(head, nSteps + j, d + 1, headSteps + this.macroSteps[j]!);
+      this.transitions++;
+      edgeTo.push(to);
+      edgeStep.push(this.macroStep);
+      edgePerm?.push(this.identity);
+      this.frozen!.recordMacro(head, to, to >= size, sid, j);
+    }
   }
 
   /** Adds the state in `visited.tuple` (under warp symmetry, put in canonical order first). */

@@ -324,21 +324,40 @@ export function createIts(ctx: MechanismContext, o: ItsOptions): Mechanism<ItsSt
       }
       return { pcs, wait: s.wait, named: s.named, b: s.b };
     },
-    // Summaries of chains (`Mechanism.moveLanes`): a data instruction or a plain BRA moves only
-    // its issued lanes' PCs (above: `release` runs only after exits and barrier events), so a
-    // lane's entries are its PC, wait state and WARPSYNC mask; the B registers stay `into`'s.
+    // Summaries of chains and of frozen lanes (`Mechanism.moveLanes`): a lane's entries are its
+    // PC, wait state, WARPSYNC mask and its membership of each B register (bit `to` of every
+    // B register takes bit `src` of `from`'s). A chain's data instructions and plain BRAs leave
+    // the B registers as they are, so for chains the B bits moved are those `into` has.
     moveLanes(into, from, pairs, n) {
       const pcs = into.pcs.slice();
       const wait = into.wait.slice();
       const named = into.named.slice();
+      let b: number[] | null = null;
       for (let i = 0; i < n; i++) {
         const to = pairs[2 * i]!;
         const src = pairs[2 * i + 1]!;
         pcs[to] = from.pcs[src]!;
         wait[to] = from.wait[src]!;
         named[to] = from.named[src]!;
+        for (let x = 0; x < B_REGISTERS; x++) {
+          const want = (from.b[x]! >>> src) & 1;
+          if (((into.b[x]! >>> to) & 1) === want) continue;
+          b ??= into.b.slice();
+          b[x] = want ? (b[x]! | (1 << to)) >>> 0 : (b[x]! & ~(1 << to)) >>> 0;
+        }
       }
-      return { pcs, wait: kept(wait, into.wait), named: kept(named, into.named), b: into.b };
+      return { pcs, wait: kept(wait, into.wait), named: kept(named, into.named), b: b ?? into.b };
+    },
+    // Summaries of frozen lanes (`Mechanism.laneContext`, `explore/frozenLanes.ts`): what a
+    // step of the other lanes may read of a waiting or exited lane — its PC (the group rules'
+    // reachability), its wait and its membership of each B register (`release`). Not for a lane
+    // at a WARPSYNC or one that names lanes (a mask of lane numbers).
+    laneContext(s, l, out) {
+      if (s.wait[l] === AT_WARPSYNC || s.named[l] !== 0) return false;
+      let bits = 0;
+      for (let x = 0; x < B_REGISTERS; x++) bits |= ((s.b[x]! >>> l) & 1) << x;
+      out.push(s.pcs[l]!, s.wait[l]!, bits);
+      return true;
     },
     ready(s) {
       let m = 0;

@@ -183,6 +183,15 @@ export interface Mechanism<S> {
    * lanes' own entries, and keep every other lane from becoming ready: `its`.
    */
   moveLanes?(into: S, from: S, pairs: Int32Array, n: number): S;
+  /**
+   * Optional, for summaries of frozen lanes (`explore/frozenLanes.ts`): pushes onto `out` what a
+   * step of other lanes may read of lane `l` while it waits at a convergence barrier or has
+   * exited (`its`: its PC, wait and B-register membership); false when such a step may read more
+   * of it (a lane at a WARPSYNC, whose mask names lanes by number). With `moveLanes`, it declares
+   * that a step by the warp's ready lanes reads of the others only this, and changes a waiting
+   * lane only by waking it or by changing its membership of a B register.
+   */
+  laneContext?(state: S, l: number, out: number[]): boolean;
 }
 
 /** An option a mechanism accepts: name, allowed values, default, and where the choice comes from. */

@@ -1,0 +1,711 @@
+import { isLaneLocalDataOp, type Op } from '../isa/op.ts';
+import { moveLaneData } from '../lanes/laneData.ts';
+import { outsideTags } from '../lanes/shared.ts';
+import { fullMask } from '../lanes/values.ts';
+import type { LaneData } from '../lanes/laneData.ts';
+import type { Machine, MachineState, WarpState } from '../machine/machine.ts';
+import { KeyWriter, type KeySink } from '../machine/key.ts';
+import { moveLoopVisits } from '../machine/widening.ts';
+import { warpState } from '../machine/warpState.ts';
+import { followReplay, type InClass } from './concretize.ts';
+import type { GroupPriority } from './groupPriority.ts';
+import { int32, uint8 } from './growable.ts';
+import { ProjectionSink } from './laneChains.ts';
+import type { LocalSteps } from './localSteps.ts';
+import type { VisitedStates } from './visited.ts';
+import { VectorTable } from './tables.ts';
+
+/**
+ * The planted bug of the law (`frozenLanes.test.ts`); never set outside tests. `drop-context`:
+ * the projection leaves out what the frozen lanes are (their PCs, waits and B registers), so a
+ * summary made where a barrier is held by a frozen lane serves where it is not.
+ */
+export type PlantUnsoundFrozen = 'drop-context';
+
+/**
+ * What the search gives the summaries: the reduced successor of step `e` (local `loc`) of the
+ * one-warp state (`wid`, `mid`) — the same successor its own expansion takes, chains included —
+ * written as (warp id, memory id) into `out`; returns the steps accelerated past the first.
+ */
+export type ReducedStep = (wid: number, mid: number, e: number, loc: number, out: Int32Array) => number;
+
+/** A summary: the exits of the interior of its owner state, in the owner's frame. */
+interface Summary {
+  /** The owner's warp id (its interior is explored in full by the search). */
+  readonly owner: number;
+  /** Exit warp ids, as the visited set interned them. */
+  readonly exits: Int32Array;
+  /** Per exit: the lanes of its representative that came from the owner's ready lanes. */
+  readonly derived: readonly Int32Array[];
+  /** Per exit: the machine steps from the owner (chains counted in full). */
+  readonly steps: Int32Array;
+  /** Per exit: its path from the owner, as (choice, extra, projection of the state reached). */
+  readonly paths: readonly Int32Array[];
+}
+
+/** A macro edge's replay: the summary and the exit it took. */
+export interface MacroEdge {
+  readonly summary: number;
+  readonly exit: number;
+}
+
+/** Interior closures larger than this are not summarised (the search expands them as always). */
+const CLOSURE_CAP = 200_000;
+
+/**
+ * Summaries of frozen lanes (docs/semantics.md §14.7; issue 16): tabulation of the interiors that
+ * the ready lanes of one `its` warp run while the other lanes wait at convergence barriers or have
+ * exited.
+ *
+ * On real loop nests (`count_above`), lanes leave each loop on their own unknown trip counts and
+ * wait at the BSYNC after it, so a state records how many lanes wait at each barrier of the nest
+ * at once, and the states of each loop are met again in every such combination (degree 4 in the
+ * warp size). The running lanes' behaviour does not depend on how many lanes wait elsewhere until
+ * a step touches one of them. A state's *projection* keys the ready lanes by their signatures (as
+ * the visited set keys them, with loop visits and lane-number pins: `ProjectionSink`, as chain
+ * summaries do), plus the *set* of what the other lanes are to a step of the ready ones
+ * (`Mechanism.laneContext`: PC, wait, B registers; exited), the shared unknowns they hold
+ * (`outsideTags`), the memory and the warp-wide numbers.
+ *
+ * The first state met with a projection is its *owner*: the search expands it and its interior
+ * as always, and the summary records the interior's exits — the states reached from the owner
+ * through *interior* steps (below) whose reduced expansion holds a step that is not interior, a
+ * stop, or none. A later state with the same projection (another combination of frozen lanes) is
+ * not expanded: its successors are the exits, each with the owner's frozen lanes swapped for its
+ * own (macro edges). An interior step is a step of the reduced expansion by an instruction that
+ * reads no other lane (`interiorOp`), which leaves every waiting or exited lane exactly as it was
+ * and memory as it was.
+ *
+ * Why it is sound: see docs/semantics.md §14.7. The search checks afterwards that no macro edge
+ * lies on a cycle (`onCycle`) and that every finding walks again; otherwise it is redone without
+ * summaries (`exhaustive.ts`).
+ */
+export class FrozenLanes {
+  /** States given macro edges; summaries recorded; projections refused; verify mismatches. */
+  hits = 0;
+  recorded = 0;
+  refused = 0;
+  mismatches = 0;
+  /** States the interior closures visited (each once per summary). */
+  closureStates = 0;
+  /** Set when a closure stopped on the time budget. */
+  timedOut = false;
+  private readonly table = new VectorTable();
+  private readonly key = new KeyWriter();
+  private readonly sink: ProjectionSink;
+  /** Per projection id: its summary, or null when refused. */
+  private readonly summaries: (Summary | null | undefined)[] = [];
+  /** Per warp id: 1 when it is inside an owner's interior (expanded as always). */
+  private readonly owned = uint8();
+  /** Per state id reached first by a macro edge: its summary and exit (`macroOf`). */
+  private readonly macroSummary = new Map<number, number>();
+  private readonly macroExit = new Map<number, number>();
+  private readonly ctx: number[] = [];
+  private readonly ctxB: number[] = [];
+  private readonly ctxSeen = new Set<string>();
+  private readonly scratch = new Int32Array(2);
+  private readonly full: number;
+  private readonly maskA = new MaskedSink();
+  private readonly maskB = new MaskedSink();
+  private readonly sigSink: ProjectionSink;
+  private readonly dropContext: boolean;
+  /** Macro edges recorded: (from state, to state) pairs, for the cycle check. */
+  readonly macroFrom = int32();
+  readonly macroTo = int32();
+
+  constructor(
+    private readonly machine: Machine,
+    private readonly visited: VisitedStates,
+    private readonly cache: LocalSteps,
+    private readonly reducedStep: ReducedStep,
+    /** The visited set leaves dead values out of its keys. */
+    private readonly reduced: boolean,
+    private readonly deadline: number,
+    /** The law's verify mode: each macro expansion is checked against the closure of its state. */
+    private readonly verify: boolean,
+    plant: PlantUnsoundFrozen | null,
+  ) {
+    const W = machine.launch.warpSize;
+    this.full = fullMask(W);
+    this.sink = new ProjectionSink(W, false);
+    this.sigSink = new ProjectionSink(W, false);
+    this.dropContext = plant === 'drop-context';
+  }
+
+  /**
+   * Summaries apply to a launch of one warp on a mechanism that declares `moveLanes` and
+   * `laneContext` (`its`), without a reference run, and without partial-order reduction inside
+   * the warp (single-lane issues).
+   */
+  static applies(machine: Machine, porInsideWarp: boolean): boolean {
+    const m = machine.mechanism;
+    return (
+      machine.launch.warps === 1 &&
+      m.moveLanes !== undefined &&
+      m.laneContext !== undefined &&
+      machine.blockLaunch === undefined &&
+      !porInsideWarp
+    );
+  }
+
+  /**
+   * The projection of warp state `w` under memory `mid` (see the class comment), interned; -1
+   * when there is none: no ready lane, no frozen lane, a lane the mechanism cannot freeze, a
+   * reference run, or a tag too large.
+   */
+  project(w: WarpState, mid: number): number {
+    if (w.ref !== undefined) return -1;
+    const mech = this.machine.mechanism;
+    const M = mech.ready(w.mech) >>> 0;
+    const F = (this.full & ~M) >>> 0;
+    if (M === 0 || F === 0) return -1;
+    const sink = this.sink;
+    sink.reset(M);
+    this.machine.writeWarp(w, sink, this.reduced);
+    const numbered = this.machine.ownNumberReaders(w);
+    const loops = w.loops;
+    const order = this.orderBuf(32);
+    let n = 0;
+    for (let m = M; m !== 0; m &= m - 1) {
+      const l = 31 - Math.clz32(m & -m);
+      sink.lane(l, (numbered >>> l) & 1 ? l : -1);
+      if (loops) {
+        sink.lane(l, loops.counts[l]!);
+        sink.lane(l, (loops.flagged >>> l) & 1);
+      }
+      sink.lane(l, ((w.anonymous ?? 0) >>> l) & 1);
+      order[n++] = l;
+    }
+    sink.sortLanes(order, n);
+    const key = this.key;
+    key.reset();
+    key.push(mid);
+    sink.writeKey(key, order, n);
+    // The frozen lanes as a set of what a step of the ready lanes may read of them.
+    if (!this.dropContext) {
+      const seen = this.ctxSeen;
+      seen.clear();
+      const exited = w.data.exited;
+      const ctx = this.ctx;
+      const all: string[] = [];
+      for (let m = F; m !== 0; m &= m - 1) {
+        const l = 31 - Math.clz32(m & -m);
+        ctx.length = 0;
+        if (!mech.laneContext!(w.mech, l, ctx)) return -1;
+        ctx.push((exited >>> l) & 1);
+        const s = ctx.join(',');
+        if (!seen.has(s)) {
+          seen.add(s);
+          all.push(s);
+        }
+      }
+      all.sort();
+      key.push(all.length);
+      for (const s of all) for (const x of s.split(',')) key.push(Number(x));
+    }
+    if (!outsideTags(w.data, F, key)) return -1;
+    return this.table.intern(key.buf, key.length);
+  }
+
+  private orderArr = new Int32Array(32);
+  private orderBuf(n: number): Int32Array {
+    if (this.orderArr.length < n) this.orderArr = new Int32Array(n);
+    return this.orderArr;
+  }
+
+  /** Warp `wid` lies inside an owner's interior: the search expands it as always. */
+  isOwned(wid: number): boolean {
+    return wid < this.owned.length && this.owned.get(wid) === 1;
+  }
+
+  /**
+   * The macro successors of the one-warp state (`wid`, `mid`): the exits of the summary of its
+   * projection, each with this state's frozen lanes, as warp ids, into `outWids` (with their
+   * step counts into `outSteps`); returns the summary id, or -1 when the state is expanded as
+   * always (no projection, a refused one, or the owner itself — whose summary is made here).
+   */
+  macro(wid: number, mid: number, outWids: number[], outSteps: number[]): number {
+    const w = this.visited.warpObj(wid);
+    const id = this.project(w, mid);
+    if (id < 0) return -1;
+    while (this.summaries.length <= id) this.summaries.push(undefined);
+    const sum = this.summaries[id];
+    if (sum === null) return -1;
+    if (sum === undefined) {
+      this.summaries[id] = this.summarise(wid, mid);
+      return -1;
+    }
+    if (sum.owner === wid) return -1;
+    outWids.length = 0;
+    outSteps.length = 0;
+    const w2 = w;
+    const M2 = this.machine.mechanism.ready(w2.mech) >>> 0;
+    for (let j = 0; j < sum.exits.length; j++) {
+      const exitObj = this.visited.warpObj(sum.exits[j]!);
+      const spliced = this.splice(w2, M2, exitObj, sum.derived[j]!);
+      if (spliced === null) return -1;
+      outWids.push(this.visited.warpId(spliced));
+      outSteps.push(sum.steps[j]!);
+    }
+    if (this.verify) {
+      const again = this.closure(wid, mid, false);
+      const want = again === null ? null : [...new Set(again.exits)].sort((a, b) => a - b);
+      const got = [...new Set(outWids)].sort((a, b) => a - b);
+      if (want === null || want.join(',') !== got.join(',')) this.mismatches++;
+    }
+    this.hits++;
+    return id;
+  }
+
+  /** Records, for state `to` first reached by a macro edge, the summary and exit it took. */
+  recordMacro(from: number, to: number, added: boolean, summary: number, exit: number): void {
+    this.macroFrom.push(from);
+    this.macroTo.push(to);
+    if (added) {
+      this.macroSummary.set(to, summary);
+      this.macroExit.set(to, exit);
+    }
+  }
+
+  /** The macro edge that first reached state `id`, or null. */
+  macroOf(id: number): MacroEdge | null {
+    const summary = this.macroSummary.get(id);
+    return summary === undefined ? null : { summary, exit: this.macroExit.get(id)! };
+  }
+
+  /** The path from a state of summary `s`'s projection to its exit `j`: (choice, extra, proj)*. */
+  pathOf(e: MacroEdge): Int32Array {
+    return this.summaries[e.summary]!.paths[e.exit]!;
+  }
+
+  /**
+   * Replay of macro edge `e` from the concrete state `s`: the summary's path, hop by hop — at each,
+   * a successor (the recorded choice first) whose chain of `extra` steps ends in a state with the
+   * recorded projection, and at the last one in the class of `target`. Sound to try any successor:
+   * each is a real step of the machine; a path that does not show returns null.
+   */
+  walk(
+    s: MachineState,
+    e: MacroEdge,
+    target: number,
+    inClass: InClass,
+    forced: GroupPriority | null,
+  ): { schedule: number[]; state: MachineState } | null {
+    const hops = this.pathOf(e);
+    const machine = this.machine;
+    const schedule: number[] = [];
+    let cur = s;
+    for (let h = 0; h < hops.length; h += 3) {
+      const hint = hops[h]!;
+      const extra = hops[h + 1]!;
+      const proj = hops[h + 2]!;
+      const last = h + 3 === hops.length;
+      const succ = machine.successors(cur);
+      let found: MachineState | null = null;
+      for (let j = -1; j < succ.length && found === null; j++) {
+        const c = j < 0 ? hint : j;
+        if (j === hint) continue;
+        const t = succ[c];
+        if (!t?.next) continue;
+        const tail: number[] = [];
+        const reached =
+          extra > 0 ? followReplay(machine, t.next, t.warp, extra, tail, forced) : t.next;
+        if (!reached) continue;
+        if (last ? !inClass(reached, target) : this.projectState(reached) !== proj) continue;
+        schedule.push(c);
+        for (const x of tail) schedule.push(x);
+        found = reached;
+      }
+      if (found === null) return null;
+      cur = found;
+    }
+    return { schedule, state: cur };
+  }
+
+  /** The projection of a concrete state's one warp, for replays (-1: none). */
+  projectState(s: MachineState): number {
+    return this.project(s.warps[0]!, this.visited.memId(s.memory));
+  }
+
+  /** The summary of owner (`wid`, `mid`), marking its interior owned; null when refused. */
+  private summarise(wid: number, mid: number): Summary | null {
+    const c = this.closure(wid, mid, true);
+    if (c === null) {
+      this.refused++;
+      return null;
+    }
+    const owner = this.visited.warpObj(wid);
+    const mech = this.machine.mechanism;
+    const F = (this.full & ~(mech.ready(owner.mech) >>> 0)) >>> 0;
+    const frozenSigs = this.signatures(owner, F);
+    const derived: Int32Array[] = [];
+    for (const x of c.exits) {
+      const d = this.derivedLanes(this.visited.warpObj(x), frozenSigs);
+      if (d === null) {
+        (globalThis as any).__why?.('derived');
+        this.refused++;
+        return null;
+      }
+      derived.push(d);
+    }
+    for (const w of c.internal) {
+      while (this.owned.length <= w) this.owned.push(0);
+      this.owned.set(w, 1);
+    }
+    this.recorded++;
+    return {
+      owner: wid,
+      exits: Int32Array.from(c.exits),
+      derived,
+      steps: Int32Array.from(c.steps),
+      paths: c.paths,
+    };
+  }
+
+  /**
+   * The interior of (`wid`, `mid`): breadth-first over interior steps of the reduced expansion.
+   * Returns the exits (warp ids, with their machine steps and paths) and the internal states, or
+   * null when it is not summarised: a candidate the expansion picks among several (the cycle
+   * proviso), a closure over `CLOSURE_CAP` states, or the time budget.
+   */
+  private closure(
+    wid: number,
+    mid: number,
+    withPaths: boolean,
+  ): {
+    exits: number[];
+    steps: number[];
+    paths: Int32Array[];
+    internal: number[];
+  } | null {
+    const { cache, visited } = this;
+    // What the owner's frozen lanes wait on and belong to: a step may change a waiting lane only
+    // where it cannot be one of them (`interior`).
+    const ownerRep = visited.warpObj(wid);
+    const held = this.heldRegisters(ownerRep);
+    if (held === null) return null;
+    const index = new Map<number, number>();
+    const ids: number[] = [wid];
+    const parent: number[] = [-1];
+    const hopChoice: number[] = [-1];
+    const hopExtra: number[] = [0];
+    const depthSteps: number[] = [0];
+    index.set(wid, 0);
+    const exits: number[] = [];
+    const exitSteps: number[] = [];
+    const exitAt: number[] = [];
+    const internal: number[] = [];
+    const out = this.scratch;
+    const succ: number[] = [];
+    for (let qi = 0; qi < ids.length; qi++) {
+      if ((qi & 255) === 255 && performance.now() > this.deadline) {
+        this.timedOut = true;
+        return null;
+      }
+      if (ids.length > CLOSURE_CAP) return null;
+      const w = ids[qi]!;
+      const loc = cache.of(0, w, mid);
+      const base = cache.localStart.get(loc);
+      const nSteps = cache.localStart.get(loc + 1) - base;
+      let from = 0;
+      let to = nSteps;
+      const af = cache.localAmpleFrom.length > loc ? cache.localAmpleFrom.get(loc) : -1;
+      if (af >= 0) {
+        // Several candidates would leave the choice to the cycle proviso, which depends on the
+        // search's order: not summarised.
+        if (cache.localMoreStart.get(loc + 1) !== cache.localMoreStart.get(loc)) { (globalThis as any).__why?.('several'); return null; }
+        from = af;
+        to = cache.localAmpleTo.get(loc);
+      }
+      let exit = nSteps === 0;
+      succ.length = 0;
+      if (!exit) {
+        const rep = visited.warpObj(w);
+        const frozen = (this.full & ~(this.machine.mechanism.ready(rep.mech) >>> 0)) >>> 0;
+        for (let i = from; i < to && !exit; i++) {
+          const e = base + i;
+          if (cache.stepStop.get(e) >= 0) (globalThis as any).__why?.('stop');
+          if (cache.stepStop.get(e) >= 0 || !this.interior(e, rep, frozen, mid, held)) {
+            exit = true;
+            break;
+          }
+          const extra = this.reducedStep(w, mid, e, loc, out);
+          if (out[1] !== mid) { (globalThis as any).__why?.('chain-mem');
+            exit = true;
+            break;
+          }
+          succ.push(out[0]!, i, extra);
+        }
+      }
+      if (exit) {
+        if (qi === 0) { (globalThis as any).__why?.('owner-exit'); return null; }
+        exits.push(w);
+        exitSteps.push(depthSteps[qi]!);
+        exitAt.push(qi);
+        continue;
+      }
+      internal.push(w);
+      for (let k = 0; k < succ.length; k += 3) {
+        const t = succ[k]!;
+        if (index.has(t)) continue;
+        index.set(t, ids.length);
+        ids.push(t);
+        parent.push(qi);
+        hopChoice.push(succ[k + 1]!);
+        hopExtra.push(succ[k + 2]!);
+        depthSteps.push(depthSteps[qi]! + 1 + succ[k + 2]!);
+      }
+    }
+    this.closureStates += ids.length;
+    const paths: Int32Array[] = [];
+    if (withPaths)
+      for (const at of exitAt) {
+        const hops: number[] = [];
+        for (let q = at; q > 0; q = parent[q]!) {
+          const proj = this.project(visited.warpObj(ids[q]!), mid);
+          hops.push(proj, hopExtra[q]!, hopChoice[q]!);
+        }
+        paths.push(Int32Array.from(hops.reverse()));
+      }
+    return { exits, steps: exitSteps, paths, internal };
+  }
+
+  /**
+   * The B registers the frozen lanes of owner `w` wait on (`wait`, a bit per register) and belong
+   * to (`member`); null when some frozen lane cannot be frozen (`Mechanism.laneContext`).
+   */
+  private heldRegisters(w: WarpState): { wait: number; member: number } | null {
+    const mech = this.machine.mechanism;
+    const F = (this.full & ~(mech.ready(w.mech) >>> 0)) >>> 0;
+    const ctx = this.ctx;
+    let wait = 0;
+    let member = 0;
+    for (let m = F; m !== 0; m &= m - 1) {
+      const l = 31 - Math.clz32(m & -m);
+      ctx.length = 0;
+      if (!mech.laneContext!(w.mech, l, ctx)) return null;
+      if (((w.data.exited >>> l) & 1) === 0 && ctx[1]! >= 0 && ctx[1]! < 30) wait |= 1 << ctx[1]!;
+      member |= ctx[2]!;
+    }
+    return { wait, member };
+  }
+
+  /**
+   * Step `e` from representative `rep` (`frozen`: its waiting and exited lanes) is interior: its
+   * instruction reads no other lane (`interiorOp`), it leaves memory as it was, and it changes no
+   * lane that may be one of the owner's frozen lanes. Those wait on a register of `held.wait` or
+   * have exited — such lanes must stay exactly as they were — and belong to the registers of
+   * `held.member`, whose membership no step may change for a waiting lane. A lane that started to
+   * wait on another register inside the interior may be woken (a barrier of the running lanes
+   * completing).
+   */
+  private interior(
+    e: number,
+    rep: WarpState,
+    frozen: number,
+    mid: number,
+    held: { wait: number; member: number },
+  ): boolean {
+    const { cache, machine } = this;
+    const mech = machine.mechanism;
+    const pc = cache.stepPc.get(e);
+    const op = machine.ops[pc];
+    if (op === undefined || !interiorOp(op)) return false;
+    if (cache.stepMem.get(e) !== mid) return false;
+    const next = cache.warpObj(e);
+    // The lanes that may be the owner's: exactly as they were.
+    let strict = rep.data.exited & frozen;
+    const ctxA = this.ctx;
+    const ctxB = this.ctxB;
+    for (let m = frozen; m !== 0; m &= m - 1) {
+      const l = 31 - Math.clz32(m & -m);
+      ctxA.length = 0;
+      ctxB.length = 0;
+      if (!mech.laneContext!(rep.mech, l, ctxA)) return false;
+      if (!mech.laneContext!(next.mech, l, ctxB)) return false;
+      const w = ctxA[1]!;
+      if (w >= 0 && w < 30 && (held.wait >>> w) & 1) strict |= 1 << l;
+      if ((ctxA[2]! ^ ctxB[2]!) & (held.member | held.wait)) return false;
+    }
+    strict >>>= 0;
+    if (strict !== 0) {
+      const a = this.maskA;
+      const b = this.maskB;
+      a.reset(strict);
+      b.reset(strict);
+      machine.writeWarp(rep, a, false);
+      machine.writeWarp(next, b, false);
+      if (!a.equals(b)) return false;
+      if (((rep.anonymous ?? 0) ^ (next.anonymous ?? 0)) & strict) return false;
+      if ((rep.data.exited ^ next.data.exited) & strict) return false;
+    }
+    return true;
+  }
+
+  /** Each lane of `mask` of `w`: its signature (values as keyed, then membership words). */
+  private signatures(w: WarpState, mask: number): number[][] {
+    const sink = this.sigSink;
+    sink.reset(mask);
+    this.machine.writeWarp(w, sink, this.reduced);
+    const numbered = this.machine.ownNumberReaders(w);
+    const out: number[][] = [];
+    for (let m = mask; m !== 0; m &= m - 1) {
+      const l = 31 - Math.clz32(m & -m);
+      sink.lane(l, (numbered >>> l) & 1 ? l : -1);
+      if (w.loops) {
+        sink.lane(l, w.loops.counts[l]!);
+        sink.lane(l, (w.loops.flagged >>> l) & 1);
+      }
+      sink.lane(l, ((w.anonymous ?? 0) >>> l) & 1);
+      sink.lane(l, (w.data.exited >>> l) & 1);
+    }
+    sink.finishSets();
+    for (let m = mask; m !== 0; m &= m - 1) out.push(sink.signature(31 - Math.clz32(m & -m)));
+    return out;
+  }
+
+  /**
+   * The lanes of exit representative `x` that came from the owner's ready lanes: all lanes but
+   * one match for each of the owner's frozen lanes (`frozenSigs`); lanes with equal signatures
+   * are interchangeable, so which of them is taken does not matter. Null when some frozen lane
+   * has no match (the exit changed a frozen lane: never, for an interior path).
+   */
+  private derivedLanes(x: WarpState, frozenSigs: readonly number[][]): Int32Array | null {
+    const lanes: number[] = [];
+    for (let m = this.full; m !== 0; m &= m - 1) lanes.push(31 - Math.clz32(m & -m));
+    const sigs = this.signatures(x, this.full);
+    const used = new Uint8Array(lanes.length);
+    for (const f of frozenSigs) {
+      let hit = -1;
+      for (let i = 0; i < lanes.length && hit < 0; i++)
+        if (!used[i] && sameSig(sigs[i]!, f)) hit = i;
+      if (hit < 0) return null;
+      used[hit] = 1;
+    }
+    const out: number[] = [];
+    for (let i = 0; i < lanes.length; i++) if (!used[i]) out.push(lanes[i]!);
+    return Int32Array.from(out);
+  }
+
+  /**
+   * `into` (a state of the summary's projection, ready lanes `M`) with its ready lanes given the
+   * derived lanes of exit `x`: a lane that may read its own number goes to that number, the others
+   * in order. Null when the numbers do not fit.
+   */
+  private splice(into: WarpState, M: number, x: WarpState, derived: Int32Array): WarpState | null {
+    const numbered = this.machine.ownNumberReaders(x);
+    const n = derived.length;
+    const pairs = new Int32Array(2 * n);
+    let free = M;
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const d = derived[i]!;
+      if ((numbered >>> d) & 1) {
+        if (!((free >>> d) & 1)) return null;
+        free = (free & ~(1 << d)) >>> 0;
+        pairs[2 * k] = d;
+        pairs[2 * k + 1] = d;
+        k++;
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const d = derived[i]!;
+      if ((numbered >>> d) & 1) continue;
+      if (free === 0) return null;
+      const l = 31 - Math.clz32(free & -free);
+      free = (free & ~(1 << l)) >>> 0;
+      pairs[2 * k] = l;
+      pairs[2 * k + 1] = d;
+      k++;
+    }
+    if (free !== 0) return null;
+    const mech = this.machine.mechanism.moveLanes!(into.mech, x.mech, pairs, n);
+    const data = moveExited(moveLaneData(into.data, x.data, pairs, n), x.data, pairs, n);
+    const loops = into.loops && x.loops ? moveLoopVisits(into.loops, x.loops, pairs, n) : into.loops;
+    let anon = into.anonymous ?? 0;
+    for (let i = 0; i < n; i++) {
+      const to = pairs[2 * i]!;
+      const src = pairs[2 * i + 1]!;
+      anon = ((x.anonymous ?? 0) >>> src) & 1 ? (anon | (1 << to)) >>> 0 : (anon & ~(1 << to)) >>> 0;
+    }
+    return warpState(mech, data, into.ref, loops, anon === 0 ? undefined : anon);
+  }
+}
+
+/** `moveLaneData` keeps `into`'s exited lanes: here the moved lanes take theirs from `from`. */
+function moveExited(into: LaneData, from: LaneData, pairs: Int32Array, n: number): LaneData {
+  let exited = into.exited;
+  for (let i = 0; i < n; i++) {
+    const to = pairs[2 * i]!;
+    const src = pairs[2 * i + 1]!;
+    exited = (from.exited >>> src) & 1 ? (exited | (1 << to)) >>> 0 : (exited & ~(1 << to)) >>> 0;
+  }
+  return exited === into.exited ? into : { ...into, exited };
+}
+
+function sameSig(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Instructions an interior step may issue: those that read no other lane's registers or masks
+ * (data instructions, plain branches, local memory, calls and returns), loads (memory is in the
+ * projection and an interior step leaves it as it was), and the convergence-barrier instructions
+ * (not BMOV, which moves lane masks through registers) and EXIT, whose effect on the other lanes
+ * the projection's context decides (`release` reads of a frozen lane only its wait and
+ * membership). Not VOTE (a ballot names lanes), WARPSYNC,
+ * atomics and stores to shared memory, BRA.DIV/.CONV (they read which lanes exited), traps.
+ */
+export function interiorOp(op: Op): boolean {
+  switch (op.kind) {
+    case 'bra':
+      return op.cond === 'none';
+    case 'brx':
+    case 'call':
+    case 'ret':
+    case 'bssy':
+    case 'bsync':
+    case 'break':
+    case 'exit':
+      return true;
+    case 'load':
+      return true;
+    case 'store':
+      return op.local === true;
+    default:
+      return isLaneLocalDataOp(op);
+  }
+}
+
+/**
+ * Writes, unsorted, each lane of a mask's values and its membership of every lane set — to
+ * compare the lanes of `mask` in two warps number for number.
+ */
+class MaskedSink implements KeySink {
+  private sel = 0;
+  private buf: number[] = [];
+  reset(sel: number): void {
+    this.sel = sel;
+    this.buf.length = 0;
+  }
+  push(_v: number): void {}
+  pushAll(_ns: readonly number[]): void {}
+  mask(m: number): void {
+    this.buf.push(-1, (m & this.sel) >>> 0);
+  }
+  lane(l: number, v: number): void {
+    if ((this.sel >>> l) & 1) this.buf.push(l, v);
+  }
+  laneMask(l: number, m: number): void {
+    this.lane(l, m);
+  }
+  equals(o: MaskedSink): boolean {
+    const a = this.buf;
+    const b = o.buf;
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+}
