@@ -4,12 +4,12 @@ import { outsideTags } from '../lanes/shared.ts';
 import { fullMask } from '../lanes/values.ts';
 import type { LaneData } from '../lanes/laneData.ts';
 import type { Machine, MachineState, WarpState } from '../machine/machine.ts';
-import { KeyWriter, type KeySink } from '../machine/key.ts';
+import { KeyWriter } from '../machine/key.ts';
 import { moveLoopVisits } from '../machine/widening.ts';
 import { warpState } from '../machine/warpState.ts';
 import { followReplay, type InClass } from './concretize.ts';
 import type { GroupPriority } from './groupPriority.ts';
-import { int32, uint8 } from './growable.ts';
+import { int32 } from './growable.ts';
 import { ProjectionSink } from './laneChains.ts';
 import type { LocalSteps } from './localSteps.ts';
 import type { VisitedStates } from './visited.ts';
@@ -51,6 +51,8 @@ export interface MacroEdge {
 
 /** Interior closures larger than this are not summarised (the search expands them as always). */
 const CLOSURE_CAP = 200_000;
+/** Summaries made inside the making of others, at most this deep. */
+const MAX_NESTING = 400;
 
 /**
  * Summaries of frozen lanes (docs/semantics.md §14.7; issue 16): tabulation of the interiors that
@@ -95,18 +97,22 @@ export class FrozenLanes {
   private readonly sink: ProjectionSink;
   /** Per projection id: its summary, or null when refused. */
   private readonly summaries: (Summary | null | undefined)[] = [];
-  /** Per warp id: 1 when it is inside an owner's interior (expanded as always). */
-  private readonly owned = uint8();
+  /** Projections whose summaries are being made (a nested closure does not use them). */
+  private readonly making = new Set<number>();
+  /** Per warp id: (memory id, projection id) of its representative (`projectWarp`). */
+  private readonly projOf = new Map<number, [number, number]>();
+  /** Per warp id: its summary's exits spliced into it (`exitsOf`). */
+  private readonly spliced = new Map<number, { sum: Summary; wids: Int32Array | null }>();
+  private readonly nestWids: number[] = [];
+  private readonly nestSteps: number[] = [];
   /** Per state id reached first by a macro edge: its summary and exit (`macroOf`). */
   private readonly macroSummary = new Map<number, number>();
   private readonly macroExit = new Map<number, number>();
   private readonly ctx: number[] = [];
   private readonly ctxB: number[] = [];
-  private readonly ctxSeen = new Set<string>();
+  private readonly ctxPairs = new Float64Array(64);
   private readonly scratch = new Int32Array(2);
   private readonly full: number;
-  private readonly maskA = new MaskedSink();
-  private readonly maskB = new MaskedSink();
   private readonly sigSink: ProjectionSink;
   private readonly dropContext: boolean;
   /** Macro edges recorded: (from state, to state) pairs, for the cycle check. */
@@ -181,27 +187,40 @@ export class FrozenLanes {
     key.reset();
     key.push(mid);
     sink.writeKey(key, order, n);
-    // The frozen lanes as a set of what a step of the ready lanes may read of them.
+    // The frozen lanes as a set of what a step of the ready lanes may read of them: per lane
+    // (PC, wait, B registers, exited), sorted, each once.
     if (!this.dropContext) {
-      const seen = this.ctxSeen;
-      seen.clear();
       const exited = w.data.exited;
       const ctx = this.ctx;
-      const all: string[] = [];
+      const pairs = this.ctxPairs;
+      let np = 0;
       for (let m = F; m !== 0; m &= m - 1) {
         const l = 31 - Math.clz32(m & -m);
         ctx.length = 0;
         if (!mech.laneContext!(w.mech, l, ctx)) return -1;
-        ctx.push((exited >>> l) & 1);
-        const s = ctx.join(',');
-        if (!seen.has(s)) {
-          seen.add(s);
-          all.push(s);
+        // PC; wait (-1 .. 63) and exited below the 16 bits of B-register membership.
+        const a = ctx[0]!;
+        const b = (ctx[1]! + 1) * 2 + ((exited >>> l) & 1) + ctx[2]! * 256;
+        let i = np;
+        while (i > 0 && (pairs[2 * i - 2]! > a || (pairs[2 * i - 2] === a && pairs[2 * i - 1]! > b))) {
+          pairs[2 * i] = pairs[2 * i - 2]!;
+          pairs[2 * i + 1] = pairs[2 * i - 1]!;
+          i--;
         }
+        pairs[2 * i] = a;
+        pairs[2 * i + 1] = b;
+        np++;
       }
-      all.sort();
-      key.push(all.length);
-      for (const s of all) for (const x of s.split(',')) key.push(Number(x));
+      let distinct = 0;
+      for (let i = 0; i < np; i++)
+        if (i === 0 || pairs[2 * i] !== pairs[2 * i - 2] || pairs[2 * i + 1] !== pairs[2 * i - 1])
+          distinct++;
+      key.push(distinct);
+      for (let i = 0; i < np; i++)
+        if (i === 0 || pairs[2 * i] !== pairs[2 * i - 2] || pairs[2 * i + 1] !== pairs[2 * i - 1]) {
+          key.push(pairs[2 * i]!);
+          key.push(pairs[2 * i + 1]!);
+        }
     }
     if (!outsideTags(w.data, F, key)) return -1;
     return this.table.intern(key.buf, key.length);
@@ -213,40 +232,19 @@ export class FrozenLanes {
     return this.orderArr;
   }
 
-  /** Warp `wid` lies inside an owner's interior: the search expands it as always. */
-  isOwned(wid: number): boolean {
-    return wid < this.owned.length && this.owned.get(wid) === 1;
-  }
-
   /**
    * The macro successors of the one-warp state (`wid`, `mid`): the exits of the summary of its
    * projection, each with this state's frozen lanes, as warp ids, into `outWids` (with their
-   * step counts into `outSteps`); returns the summary id, or -1 when the state is expanded as
-   * always (no projection, a refused one, or the owner itself — whose summary is made here).
+   * step counts into `outSteps`); returns the summary (projection) id, or -1 when the state is
+   * expanded as always — no projection, a refused one, or the owner itself, whose summary (and
+   * those of its interior, `closure`) is made here.
    */
   macro(wid: number, mid: number, outWids: number[], outSteps: number[]): number {
-    const w = this.visited.warpObj(wid);
-    const id = this.project(w, mid);
+    const id = this.projectWarp(wid, mid);
     if (id < 0) return -1;
-    while (this.summaries.length <= id) this.summaries.push(undefined);
-    const sum = this.summaries[id];
-    if (sum === null) return -1;
-    if (sum === undefined) {
-      this.summaries[id] = this.summarise(wid, mid);
-      return -1;
-    }
-    if (sum.owner === wid) return -1;
-    outWids.length = 0;
-    outSteps.length = 0;
-    const w2 = w;
-    const M2 = this.machine.mechanism.ready(w2.mech) >>> 0;
-    for (let j = 0; j < sum.exits.length; j++) {
-      const exitObj = this.visited.warpObj(sum.exits[j]!);
-      const spliced = this.splice(w2, M2, exitObj, sum.derived[j]!);
-      if (spliced === null) return -1;
-      outWids.push(this.visited.warpId(spliced));
-      outSteps.push(sum.steps[j]!);
-    }
+    const sum = this.summaryOf(id, wid, mid);
+    if (sum === null || sum.owner === wid) return -1;
+    if (!this.exitsOf(wid, sum, outWids, outSteps)) return -1;
     if (this.verify) {
       const again = this.closure(wid, mid, false);
       const want = again === null ? null : [...new Set(again.exits)].sort((a, b) => a - b);
@@ -255,6 +253,67 @@ export class FrozenLanes {
     }
     this.hits++;
     return id;
+  }
+
+  /** The projection of warp `wid`'s representative under memory `mid`, memoized per warp. */
+  private projectWarp(wid: number, mid: number): number {
+    const known = this.projOf.get(wid);
+    if (known !== undefined && known[0] === mid) return known[1];
+    const id = this.project(this.visited.warpObj(wid), mid);
+    this.projOf.set(wid, [mid, id]);
+    return id;
+  }
+
+  /**
+   * `exitsInto` for warp `wid`'s representative, memoized per warp (a summary never changes once
+   * made, and a warp's representative is fixed).
+   */
+  private exitsOf(wid: number, sum: Summary, outWids: number[], outSteps: number[]): boolean {
+    const known = this.spliced.get(wid);
+    if (known !== undefined && known.sum === sum) {
+      outWids.length = 0;
+      outSteps.length = 0;
+      if (known.wids === null) return false;
+      for (let j = 0; j < known.wids.length; j++) {
+        outWids.push(known.wids[j]!);
+        outSteps.push(sum.steps[j]!);
+      }
+      return true;
+    }
+    const ok = this.exitsInto(this.visited.warpObj(wid), sum, outWids, outSteps);
+    this.spliced.set(wid, { sum, wids: ok ? Int32Array.from(outWids) : null });
+    return ok;
+  }
+
+  /** The exits of `sum` with `w`'s frozen lanes, as warp ids (and their steps); false: no fit. */
+  private exitsInto(w: WarpState, sum: Summary, outWids: number[], outSteps: number[]): boolean {
+    outWids.length = 0;
+    outSteps.length = 0;
+    const M = this.machine.mechanism.ready(w.mech) >>> 0;
+    for (let j = 0; j < sum.exits.length; j++) {
+      const exitObj = this.visited.warpObj(sum.exits[j]!);
+      const spliced = this.splice(w, M, exitObj, sum.derived[j]!);
+      if (spliced === null) return false;
+      outWids.push(this.visited.warpId(spliced));
+      outSteps.push(sum.steps[j]!);
+    }
+    return true;
+  }
+
+  /**
+   * The summary of projection `id`, made from (`wid`, `mid`) — its owner — when there is none;
+   * null when refused, or while it is being made (a cycle of interiors) or too deep.
+   */
+  private summaryOf(id: number, wid: number, mid: number): Summary | null {
+    while (this.summaries.length <= id) this.summaries.push(undefined);
+    const known = this.summaries[id];
+    if (known !== undefined) return known;
+    if (this.making.has(id) || this.making.size > MAX_NESTING) return null;
+    this.making.add(id);
+    const made = this.summarise(wid, mid);
+    this.making.delete(id);
+    this.summaries[id] = made;
+    return made;
   }
 
   /** Records, for state `to` first reached by a macro edge, the summary and exit it took. */
@@ -273,16 +332,9 @@ export class FrozenLanes {
     return summary === undefined ? null : { summary, exit: this.macroExit.get(id)! };
   }
 
-  /** The path from a state of summary `s`'s projection to its exit `j`: (choice, extra, proj)*. */
-  pathOf(e: MacroEdge): Int32Array {
-    return this.summaries[e.summary]!.paths[e.exit]!;
-  }
-
   /**
-   * Replay of macro edge `e` from the concrete state `s`: the summary's path, hop by hop — at each,
-   * a successor (the recorded choice first) whose chain of `extra` steps ends in a state with the
-   * recorded projection, and at the last one in the class of `target`. Sound to try any successor:
-   * each is a real step of the machine; a path that does not show returns null.
+   * Replay of macro edge `e` from the concrete state `s` to a state in the class of stored state
+   * `target` (`concretize.ts`).
    */
   walk(
     s: MachineState,
@@ -291,27 +343,55 @@ export class FrozenLanes {
     inClass: InClass,
     forced: GroupPriority | null,
   ): { schedule: number[]; state: MachineState } | null {
-    const hops = this.pathOf(e);
-    const machine = this.machine;
     const schedule: number[] = [];
+    const end = this.walkPath(s, e.summary, e.exit, (t) => inClass(t, target), forced, schedule);
+    return end === null ? null : { schedule, state: end };
+  }
+
+  /**
+   * Walks summary `sid`'s path to its exit `j` from `s`, hop by hop — at each, a successor (the
+   * recorded choice first) whose chain of `extra` steps ends in a state with the recorded
+   * projection (the last hop: one that `done` accepts); a hop that stands for a nested summary is
+   * walked the same way. Trying any successor is sound: each is a real step of the machine.
+   */
+  private walkPath(
+    s: MachineState,
+    sid: number,
+    j: number,
+    done: (t: MachineState) => boolean,
+    forced: GroupPriority | null,
+    schedule: number[],
+  ): MachineState | null {
+    const hops = this.summaries[sid]!.paths[j]!;
+    const machine = this.machine;
     let cur = s;
     for (let h = 0; h < hops.length; h += 3) {
-      const hint = hops[h]!;
+      const choice = hops[h]!;
       const extra = hops[h + 1]!;
       const proj = hops[h + 2]!;
       const last = h + 3 === hops.length;
+      const ok = (t: MachineState) => (last ? done(t) : this.projectState(t) === proj);
+      if (choice < 0) {
+        const mark = schedule.length;
+        const end = this.walkPath(cur, extra, -1 - choice, ok, forced, schedule);
+        if (end === null) {
+          schedule.length = mark;
+          return null;
+        }
+        cur = end;
+        continue;
+      }
       const succ = machine.successors(cur);
       let found: MachineState | null = null;
-      for (let j = -1; j < succ.length && found === null; j++) {
-        const c = j < 0 ? hint : j;
-        if (j === hint) continue;
+      for (let k = -1; k < succ.length && found === null; k++) {
+        const c = k < 0 ? choice : k;
+        if (k === choice) continue;
         const t = succ[c];
         if (!t?.next) continue;
         const tail: number[] = [];
         const reached =
           extra > 0 ? followReplay(machine, t.next, t.warp, extra, tail, forced) : t.next;
-        if (!reached) continue;
-        if (last ? !inClass(reached, target) : this.projectState(reached) !== proj) continue;
+        if (!reached || !ok(reached)) continue;
         schedule.push(c);
         for (const x of tail) schedule.push(x);
         found = reached;
@@ -319,7 +399,7 @@ export class FrozenLanes {
       if (found === null) return null;
       cur = found;
     }
-    return { schedule, state: cur };
+    return cur;
   }
 
   /** The projection of a concrete state's one warp, for replays (-1: none). */
@@ -327,7 +407,7 @@ export class FrozenLanes {
     return this.project(s.warps[0]!, this.visited.memId(s.memory));
   }
 
-  /** The summary of owner (`wid`, `mid`), marking its interior owned; null when refused. */
+  /** The summary of owner (`wid`, `mid`); null when refused. */
   private summarise(wid: number, mid: number): Summary | null {
     const c = this.closure(wid, mid, true);
     if (c === null) {
@@ -342,15 +422,10 @@ export class FrozenLanes {
     for (const x of c.exits) {
       const d = this.derivedLanes(this.visited.warpObj(x), frozenSigs);
       if (d === null) {
-        (globalThis as any).__why?.('derived');
         this.refused++;
         return null;
       }
       derived.push(d);
-    }
-    for (const w of c.internal) {
-      while (this.owned.length <= w) this.owned.push(0);
-      this.owned.set(w, 1);
     }
     this.recorded++;
     return {
@@ -363,40 +438,39 @@ export class FrozenLanes {
   }
 
   /**
-   * The interior of (`wid`, `mid`): breadth-first over interior steps of the reduced expansion.
-   * Returns the exits (warp ids, with their machine steps and paths) and the internal states, or
-   * null when it is not summarised: a candidate the expansion picks among several (the cycle
-   * proviso), a closure over `CLOSURE_CAP` states, or the time budget.
+   * The interior of (`wid`, `mid`): breadth-first over interior steps of the reduced expansion —
+   * and, with `nested`, over the summaries of the states it meets (their exits instead of their
+   * interiors, which lie inside this one: a state reached by interior steps holds the owner's
+   * frozen lanes, so its own interior steps are interior here too). Returns the exits (warp ids,
+   * with their machine steps and paths) or null when it is not summarised: the owner's own
+   * expansion leaves the interior, a candidate the expansion picks among several (the cycle
+   * proviso), over `CLOSURE_CAP` states, or the time budget.
    */
   private closure(
     wid: number,
     mid: number,
-    withPaths: boolean,
-  ): {
-    exits: number[];
-    steps: number[];
-    paths: Int32Array[];
-    internal: number[];
-  } | null {
+    nested: boolean,
+  ): { exits: number[]; steps: number[]; paths: Int32Array[] } | null {
     const { cache, visited } = this;
     // What the owner's frozen lanes wait on and belong to: a step may change a waiting lane only
     // where it cannot be one of them (`interior`).
-    const ownerRep = visited.warpObj(wid);
-    const held = this.heldRegisters(ownerRep);
+    const held = this.heldRegisters(visited.warpObj(wid));
     if (held === null) return null;
     const index = new Map<number, number>();
     const ids: number[] = [wid];
     const parent: number[] = [-1];
     const hopChoice: number[] = [-1];
     const hopExtra: number[] = [0];
-    const depthSteps: number[] = [0];
+    const stepsTo: number[] = [0];
     index.set(wid, 0);
     const exits: number[] = [];
     const exitSteps: number[] = [];
     const exitAt: number[] = [];
-    const internal: number[] = [];
     const out = this.scratch;
+    // Successors of the node being expanded: (warp id, choice, extra, steps) per entry.
     const succ: number[] = [];
+    const wids = this.nestWids;
+    const nsteps = this.nestSteps;
     for (let qi = 0; qi < ids.length; qi++) {
       if ((qi & 255) === 255 && performance.now() > this.deadline) {
         this.timedOut = true;
@@ -404,48 +478,59 @@ export class FrozenLanes {
       }
       if (ids.length > CLOSURE_CAP) return null;
       const w = ids[qi]!;
-      const loc = cache.of(0, w, mid);
-      const base = cache.localStart.get(loc);
-      const nSteps = cache.localStart.get(loc + 1) - base;
-      let from = 0;
-      let to = nSteps;
-      const af = cache.localAmpleFrom.length > loc ? cache.localAmpleFrom.get(loc) : -1;
-      if (af >= 0) {
-        // Several candidates would leave the choice to the cycle proviso, which depends on the
-        // search's order: not summarised.
-        if (cache.localMoreStart.get(loc + 1) !== cache.localMoreStart.get(loc)) { (globalThis as any).__why?.('several'); return null; }
-        from = af;
-        to = cache.localAmpleTo.get(loc);
-      }
-      let exit = nSteps === 0;
       succ.length = 0;
-      if (!exit) {
-        const rep = visited.warpObj(w);
-        const frozen = (this.full & ~(this.machine.mechanism.ready(rep.mech) >>> 0)) >>> 0;
-        for (let i = from; i < to && !exit; i++) {
-          const e = base + i;
-          if (cache.stepStop.get(e) >= 0) (globalThis as any).__why?.('stop');
-          if (cache.stepStop.get(e) >= 0 || !this.interior(e, rep, frozen, mid, held)) {
-            exit = true;
-            break;
+      let exit = false;
+      let summarised = false;
+      if (nested && qi > 0) {
+        const pu = this.projectWarp(w, mid);
+        const sum = pu >= 0 ? this.summaryOf(pu, w, mid) : null;
+        if (sum !== null && this.exitsOf(w, sum, wids, nsteps)) {
+          summarised = true;
+          for (let j = 0; j < wids.length; j++) succ.push(wids[j]!, -1 - j, pu, nsteps[j]!);
+        }
+      }
+      if (!summarised) {
+        const loc = cache.of(0, w, mid);
+        const base = cache.localStart.get(loc);
+        const nSteps = cache.localStart.get(loc + 1) - base;
+        let from = 0;
+        let to = nSteps;
+        const af = cache.localAmpleFrom.length > loc ? cache.localAmpleFrom.get(loc) : -1;
+        if (af >= 0) {
+          // Several candidates would leave the choice to the cycle proviso, which depends on
+          // the search's order: not summarised.
+          if (cache.localMoreStart.get(loc + 1) !== cache.localMoreStart.get(loc)) return null;
+          from = af;
+          to = cache.localAmpleTo.get(loc);
+        }
+        exit = nSteps === 0;
+        if (!exit) {
+          const rep = visited.warpObj(w);
+          const frozen = (this.full & ~(this.machine.mechanism.ready(rep.mech) >>> 0)) >>> 0;
+          for (let i = from; i < to; i++) {
+            const e = base + i;
+            if (cache.stepStop.get(e) >= 0 || !this.interior(e, rep, frozen, mid, held)) {
+              exit = true;
+              break;
+            }
+            const extra = this.reducedStep(w, mid, e, loc, out);
+            if (out[1] !== mid) {
+              exit = true;
+              break;
+            }
+            succ.push(out[0]!, i, extra, 1 + extra);
           }
-          const extra = this.reducedStep(w, mid, e, loc, out);
-          if (out[1] !== mid) { (globalThis as any).__why?.('chain-mem');
-            exit = true;
-            break;
-          }
-          succ.push(out[0]!, i, extra);
         }
       }
       if (exit) {
-        if (qi === 0) { (globalThis as any).__why?.('owner-exit'); return null; }
+        // The owner's own expansion leaves the interior: nothing to summarise.
+        if (qi === 0) return null;
         exits.push(w);
-        exitSteps.push(depthSteps[qi]!);
+        exitSteps.push(stepsTo[qi]!);
         exitAt.push(qi);
         continue;
       }
-      internal.push(w);
-      for (let k = 0; k < succ.length; k += 3) {
+      for (let k = 0; k < succ.length; k += 4) {
         const t = succ[k]!;
         if (index.has(t)) continue;
         index.set(t, ids.length);
@@ -453,21 +538,20 @@ export class FrozenLanes {
         parent.push(qi);
         hopChoice.push(succ[k + 1]!);
         hopExtra.push(succ[k + 2]!);
-        depthSteps.push(depthSteps[qi]! + 1 + succ[k + 2]!);
+        stepsTo.push(stepsTo[qi]! + succ[k + 3]!);
       }
     }
     this.closureStates += ids.length;
     const paths: Int32Array[] = [];
-    if (withPaths)
+    if (nested)
       for (const at of exitAt) {
         const hops: number[] = [];
         for (let q = at; q > 0; q = parent[q]!) {
-          const proj = this.project(visited.warpObj(ids[q]!), mid);
-          hops.push(proj, hopExtra[q]!, hopChoice[q]!);
+          hops.push(this.projectWarp(ids[q]!, mid), hopExtra[q]!, hopChoice[q]!);
         }
         paths.push(Int32Array.from(hops.reverse()));
       }
-    return { exits, steps: exitSteps, paths, internal };
+    return { exits, steps: exitSteps, paths };
   }
 
   /**
@@ -524,21 +608,20 @@ export class FrozenLanes {
       if (!mech.laneContext!(rep.mech, l, ctxA)) return false;
       if (!mech.laneContext!(next.mech, l, ctxB)) return false;
       const w = ctxA[1]!;
-      if (w >= 0 && w < 30 && (held.wait >>> w) & 1) strict |= 1 << l;
+      const isStrict = ((strict >>> l) & 1) === 1 || (w >= 0 && w < 30 && ((held.wait >>> w) & 1) === 1);
+      if (isStrict) {
+        strict |= 1 << l;
+        if (ctxA[0] !== ctxB[0] || ctxA[1] !== ctxB[1] || ctxA[2] !== ctxB[2]) return false;
+      }
       if ((ctxA[2]! ^ ctxB[2]!) & (held.member | held.wait)) return false;
     }
     strict >>>= 0;
-    if (strict !== 0) {
-      const a = this.maskA;
-      const b = this.maskB;
-      a.reset(strict);
-      b.reset(strict);
-      machine.writeWarp(rep, a, false);
-      machine.writeWarp(next, b, false);
-      if (!a.equals(b)) return false;
-      if (((rep.anonymous ?? 0) ^ (next.anonymous ?? 0)) & strict) return false;
-      if ((rep.data.exited ^ next.data.exited) & strict) return false;
-    }
+    // A step writes only its issued lanes' registers, predicates, calls and loop visits (which
+    // are ready, never frozen: SEMANTICS §2, lane-local execution); what it may change of another
+    // lane is its mechanism entries (compared above), its exit and its number's forgetting.
+    if (((rep.anonymous ?? 0) ^ (next.anonymous ?? 0)) & strict) return false;
+    if ((rep.data.exited ^ next.data.exited) & strict) return false;
+    if ((cache.stepMask.get(e) & frozen) !== 0) return false;
     return true;
   }
 
@@ -676,36 +759,5 @@ export function interiorOp(op: Op): boolean {
       return op.local === true;
     default:
       return isLaneLocalDataOp(op);
-  }
-}
-
-/**
- * Writes, unsorted, each lane of a mask's values and its membership of every lane set — to
- * compare the lanes of `mask` in two warps number for number.
- */
-class MaskedSink implements KeySink {
-  private sel = 0;
-  private buf: number[] = [];
-  reset(sel: number): void {
-    this.sel = sel;
-    this.buf.length = 0;
-  }
-  push(_v: number): void {}
-  pushAll(_ns: readonly number[]): void {}
-  mask(m: number): void {
-    this.buf.push(-1, (m & this.sel) >>> 0);
-  }
-  lane(l: number, v: number): void {
-    if ((this.sel >>> l) & 1) this.buf.push(l, v);
-  }
-  laneMask(l: number, m: number): void {
-    this.lane(l, m);
-  }
-  equals(o: MaskedSink): boolean {
-    const a = this.buf;
-    const b = o.buf;
-    if (a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
   }
 }
