@@ -229,6 +229,8 @@ export interface ExploreOptions {
    * closure of its own state (`ExploreResult.frozenLanes.mismatches`).
    */
   readonly verifyFrozen?: boolean;
+  /** Summaries of frozen lanes start at this many stored states (default `FROZEN_AFTER`). */
+  readonly frozenAfter?: number;
   /**
    * The law of origins only (`VisitedStates`): every interned warp that has an origin is dropped
    * at once, so that each read of it computes it again (and checks it against its key).

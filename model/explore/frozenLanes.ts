@@ -3,7 +3,7 @@ import { moveLaneData } from '../lanes/laneData.ts';
 import { outsideTags } from '../lanes/shared.ts';
 import { fullMask } from '../lanes/values.ts';
 import type { LaneData } from '../lanes/laneData.ts';
-import type { Machine, MachineState, WarpState } from '../machine/machine.ts';
+import type { Machine, MachineState, WarpState, WarpStep } from '../machine/machine.ts';
 import { KeyWriter } from '../machine/key.ts';
 import { moveLoopVisits } from '../machine/widening.ts';
 import { warpState } from '../machine/warpState.ts';
@@ -51,6 +51,12 @@ export interface MacroEdge {
 
 /** Interior closures larger than this are not summarised (the search expands them as always). */
 const CLOSURE_CAP = 200_000;
+/**
+ * Summaries start once a search has stored this many states (`ExploreOptions.frozenAfter`): where
+ * the lanes' combinations multiply, a search soon passes it; a smaller one would pay closures it
+ * does not meet again.
+ */
+export const FROZEN_AFTER = 5_000;
 /** Summaries made inside the making of others, at most this deep. */
 const MAX_NESTING = 400;
 
@@ -92,6 +98,8 @@ export class FrozenLanes {
   closureStates = 0;
   /** Set when a closure stopped on the time budget. */
   timedOut = false;
+  /** Set when a closure outgrew its caps: no summaries from then on (`closure`). */
+  gaveUp = false;
   private readonly table = new VectorTable();
   private readonly key = new KeyWriter();
   private readonly sink: ProjectionSink;
@@ -127,6 +135,13 @@ export class FrozenLanes {
     /** The visited set leaves dead values out of its keys. */
     private readonly reduced: boolean,
     private readonly deadline: number,
+    /** The search's state budget: no closure grows past it (nor past `CLOSURE_CAP`). */
+    private readonly maxStates: number,
+    /**
+     * Summaries start once the search has stored this many states: a small search pays their
+     * closures without meeting its interiors again (the law sets 0).
+     */
+    private readonly after: number,
     /** The law's verify mode: each macro expansion is checked against the closure of its state. */
     private readonly verify: boolean,
     plant: PlantUnsoundFrozen | null,
@@ -240,6 +255,7 @@ export class FrozenLanes {
    * those of its interior, `closure`) is made here.
    */
   macro(wid: number, mid: number, outWids: number[], outSteps: number[]): number {
+    if (this.gaveUp || this.visited.size < this.after) return -1;
     const id = this.projectWarp(wid, mid);
     if (id < 0) return -1;
     const sum = this.summaryOf(id, wid, mid);
@@ -472,12 +488,19 @@ export class FrozenLanes {
     const wids = this.nestWids;
     const nsteps = this.nestSteps;
     for (let qi = 0; qi < ids.length; qi++) {
+      if (this.gaveUp) return null;
       if ((qi & 255) === 255 && performance.now() > this.deadline) {
-        this.timedOut = true;
+        this.timedOut = this.gaveUp = true;
         return null;
       }
-      if (ids.length > CLOSURE_CAP) return null;
+      // An interior past the caps (an unbounded loop without widening, say): summaries are
+      // given up for the rest of the search, which goes on as without them.
+      if (ids.length > Math.min(CLOSURE_CAP, this.maxStates) || this.closureStates > 4 * this.maxStates) {
+        this.gaveUp = true;
+        return null;
+      }
       const w = ids[qi]!;
+      this.closureStates++;
       succ.length = 0;
       let exit = false;
       let summarised = false;
@@ -507,9 +530,12 @@ export class FrozenLanes {
         if (!exit) {
           const rep = visited.warpObj(w);
           const frozen = (this.full & ~(this.machine.mechanism.ready(rep.mech) >>> 0)) >>> 0;
+          // The steps computed again from the representative: the cache holds each successor's
+          // class representative, whose lanes may be numbered otherwise.
+          const own = this.machine.warpSteps(0, rep, visited.memObjs[mid]!).steps;
           for (let i = from; i < to; i++) {
             const e = base + i;
-            if (cache.stepStop.get(e) >= 0 || !this.interior(e, rep, frozen, mid, held)) {
+            if (cache.stepStop.get(e) >= 0 || !this.interior(e, rep, own[i]!, frozen, mid, held)) {
               exit = true;
               break;
             }
@@ -541,7 +567,6 @@ export class FrozenLanes {
         stepsTo.push(stepsTo[qi]! + succ[k + 3]!);
       }
     }
-    this.closureStates += ids.length;
     const paths: Int32Array[] = [];
     if (nested)
       for (const at of exitAt) {
@@ -575,7 +600,8 @@ export class FrozenLanes {
   }
 
   /**
-   * Step `e` from representative `rep` (`frozen`: its waiting and exited lanes) is interior: its
+   * Step `e` from representative `rep` (`step`, computed from `rep`; `frozen`: its waiting and
+   * exited lanes) is interior: its
    * instruction reads no other lane (`interiorOp`), it leaves memory as it was, and it changes no
    * lane that may be one of the owner's frozen lanes. Those wait on a register of `held.wait` or
    * have exited — such lanes must stay exactly as they were — and belong to the registers of
@@ -586,6 +612,7 @@ export class FrozenLanes {
   private interior(
     e: number,
     rep: WarpState,
+    step: WarpStep,
     frozen: number,
     mid: number,
     held: { wait: number; member: number },
@@ -595,8 +622,8 @@ export class FrozenLanes {
     const pc = cache.stepPc.get(e);
     const op = machine.ops[pc];
     if (op === undefined || !interiorOp(op)) return false;
-    if (cache.stepMem.get(e) !== mid) return false;
-    const next = cache.warpObj(e);
+    if (cache.stepMem.get(e) !== mid || step.warp === null) return false;
+    const next = step.warp;
     // The lanes that may be the owner's: exactly as they were.
     let strict = rep.data.exited & frozen;
     const ctxA = this.ctx;

@@ -12,7 +12,7 @@ import { eitherGroup, groupPriority, type GroupPriority } from './groupPriority.
 import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
 import { LaneChains } from './laneChains.ts';
-import { FrozenLanes } from './frozenLanes.ts';
+import { FROZEN_AFTER, FrozenLanes } from './frozenLanes.ts';
 import { AmpleChoice } from './ampleChoice.ts';
 import { memoryOver } from './memoryBudget.ts';
 import {
@@ -242,6 +242,8 @@ export class SearchRun {
           (wid, mid, e, loc, out) => this.reducedStep(wid, mid, e, loc, out),
           reduced,
           this.t0 + this.budget.timeoutMs,
+          this.budget.maxStates,
+          options.frozenAfter ?? FROZEN_AFTER,
           options.verifyFrozen === true,
           options.plantUnsoundFrozen ?? null,
         )
