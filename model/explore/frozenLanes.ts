@@ -27,7 +27,13 @@ export type PlantUnsoundFrozen = 'drop-context';
  * one-warp state (`wid`, `mid`) — the same successor its own expansion takes, chains included —
  * written as (warp id, memory id) into `out`; returns the steps accelerated past the first.
  */
-export type ReducedStep = (wid: number, mid: number, e: number, loc: number, out: Int32Array) => number;
+export type ReducedStep = (
+  wid: number,
+  mid: number,
+  e: number,
+  loc: number,
+  out: Int32Array,
+) => number;
 
 /** A summary: the exits of the interior of its owner state, in the owner's frame. */
 interface Summary {
@@ -41,7 +47,23 @@ interface Summary {
   readonly steps: Int32Array;
   /** Per exit: its path from the owner, as (choice, extra, projection of the state reached). */
   readonly paths: readonly Int32Array[];
+  /**
+   * Its interior may hold a fair cycle: the closure's fair-cycle pass found one, a macro edge of a
+   * nested summary lies on one of its cycles, or a nested summary's interior may hold one.
+   */
+  readonly fair: boolean;
 }
+
+/**
+ * The fair-cycle pass over a closure (`SearchRun`): states 0..n-1 with their locals `locs`, edges
+ * as in `Graph`; returns whether some fair cycle exists and each state's component.
+ */
+export type ClosureCycles = (
+  locs: Int32Array,
+  edgeStart: Int32Array,
+  edgeTo: Int32Array,
+  edgeStep: Int32Array,
+) => { fair: boolean; comp: Int32Array };
 
 /** A macro edge's replay: the summary and the exit it took. */
 export interface MacroEdge {
@@ -100,6 +122,8 @@ export class FrozenLanes {
   timedOut = false;
   /** Set when a closure outgrew its caps: no summaries from then on (`closure`). */
   gaveUp = false;
+  /** A macro edge stood for an interior that may hold a fair cycle (`Summary.fair`). */
+  hidFair = false;
   private readonly table = new VectorTable();
   private readonly key = new KeyWriter();
   private readonly sink: ProjectionSink;
@@ -132,6 +156,9 @@ export class FrozenLanes {
     private readonly visited: VisitedStates,
     private readonly cache: LocalSteps,
     private readonly reducedStep: ReducedStep,
+    private readonly cycles: ClosureCycles,
+    /** The synthetic step that labels macro edges (`LocalSteps.syntheticStep`). */
+    private readonly macroStep: number,
     /** The visited set leaves dead values out of its keys. */
     private readonly reduced: boolean,
     private readonly deadline: number,
@@ -155,13 +182,15 @@ export class FrozenLanes {
 
   /**
    * Summaries apply to a launch of one warp on a mechanism that declares `moveLanes` and
-   * `laneContext` (`its`), without a reference run, and without partial-order reduction inside
-   * the warp (single-lane issues).
+   * `laneContext` (`its`), under lane symmetry (a summary pairs lanes by signature, so lanes with
+   * equal signatures must be interchangeable: the key then sorts them), without a reference run,
+   * and without partial-order reduction inside the warp (single-lane issues).
    */
   static applies(machine: Machine, porInsideWarp: boolean): boolean {
     const m = machine.mechanism;
     return (
       machine.launch.warps === 1 &&
+      machine.symmetric &&
       m.moveLanes !== undefined &&
       m.laneContext !== undefined &&
       machine.blockLaunch === undefined &&
@@ -217,7 +246,10 @@ export class FrozenLanes {
         const a = ctx[0]!;
         const b = (ctx[1]! + 1) * 2 + ((exited >>> l) & 1) + ctx[2]! * 256;
         let i = np;
-        while (i > 0 && (pairs[2 * i - 2]! > a || (pairs[2 * i - 2] === a && pairs[2 * i - 1]! > b))) {
+        while (
+          i > 0 &&
+          (pairs[2 * i - 2]! > a || (pairs[2 * i - 2] === a && pairs[2 * i - 1]! > b))
+        ) {
           pairs[2 * i] = pairs[2 * i - 2]!;
           pairs[2 * i + 1] = pairs[2 * i - 1]!;
           i--;
@@ -261,6 +293,9 @@ export class FrozenLanes {
     const sum = this.summaryOf(id, wid, mid);
     if (sum === null || sum.owner === wid) return -1;
     if (!this.exitsOf(wid, sum, outWids, outSteps)) return -1;
+    // The interior a macro edge stands for may hold a fair cycle (a livelock) that the search's
+    // graph then lacks: the search is redone without summaries (`exhaustive.ts`).
+    if (sum.fair) this.hidFair = true;
     if (this.verify) {
       const again = this.closure(wid, mid, false);
       const want = again === null ? null : [...new Set(again.exits)].sort((a, b) => a - b);
@@ -450,6 +485,7 @@ export class FrozenLanes {
       derived,
       steps: Int32Array.from(c.steps),
       paths: c.paths,
+      fair: c.fair,
     };
   }
 
@@ -466,7 +502,7 @@ export class FrozenLanes {
     wid: number,
     mid: number,
     nested: boolean,
-  ): { exits: number[]; steps: number[]; paths: Int32Array[] } | null {
+  ): { exits: number[]; steps: number[]; paths: Int32Array[]; fair: boolean } | null {
     const { cache, visited } = this;
     // What the owner's frozen lanes wait on and belong to: a step may change a waiting lane only
     // where it cannot be one of them (`interior`).
@@ -482,8 +518,15 @@ export class FrozenLanes {
     const exits: number[] = [];
     const exitSteps: number[] = [];
     const exitAt: number[] = [];
+    // The closure's graph, for its fair-cycle pass: each node's local and edges (an exit has
+    // none); a nested summary's exits are edges labelled with the synthetic step.
+    const locs: number[] = [];
+    const edgeStart: number[] = [];
+    const edgeTo: number[] = [];
+    const edgeStep: number[] = [];
+    let nestedFair = false;
     const out = this.scratch;
-    // Successors of the node being expanded: (warp id, choice, extra, steps) per entry.
+    // Successors of the node being expanded: (warp id, choice, extra, steps, step) per entry.
     const succ: number[] = [];
     const wids = this.nestWids;
     const nsteps = this.nestSteps;
@@ -495,7 +538,10 @@ export class FrozenLanes {
       }
       // An interior past the caps (an unbounded loop without widening, say): summaries are
       // given up for the rest of the search, which goes on as without them.
-      if (ids.length > Math.min(CLOSURE_CAP, this.maxStates) || this.closureStates > 4 * this.maxStates) {
+      if (
+        ids.length > Math.min(CLOSURE_CAP, this.maxStates) ||
+        this.closureStates > 4 * this.maxStates
+      ) {
         this.gaveUp = true;
         return null;
       }
@@ -504,16 +550,20 @@ export class FrozenLanes {
       succ.length = 0;
       let exit = false;
       let summarised = false;
+      const loc = cache.of(0, w, mid);
+      locs.push(loc);
+      edgeStart.push(edgeTo.length);
       if (nested && qi > 0) {
         const pu = this.projectWarp(w, mid);
         const sum = pu >= 0 ? this.summaryOf(pu, w, mid) : null;
         if (sum !== null && this.exitsOf(w, sum, wids, nsteps)) {
           summarised = true;
-          for (let j = 0; j < wids.length; j++) succ.push(wids[j]!, -1 - j, pu, nsteps[j]!);
+          if (sum.fair) nestedFair = true;
+          for (let j = 0; j < wids.length; j++)
+            succ.push(wids[j]!, -1 - j, pu, nsteps[j]!, this.macroStep);
         }
       }
       if (!summarised) {
-        const loc = cache.of(0, w, mid);
         const base = cache.localStart.get(loc);
         const nSteps = cache.localStart.get(loc + 1) - base;
         let from = 0;
@@ -544,7 +594,7 @@ export class FrozenLanes {
               exit = true;
               break;
             }
-            succ.push(out[0]!, i, extra, 1 + extra);
+            succ.push(out[0]!, i, extra, 1 + extra, e);
           }
         }
       }
@@ -556,17 +606,35 @@ export class FrozenLanes {
         exitAt.push(qi);
         continue;
       }
-      for (let k = 0; k < succ.length; k += 4) {
+      for (let k = 0; k < succ.length; k += 5) {
         const t = succ[k]!;
-        if (index.has(t)) continue;
-        index.set(t, ids.length);
-        ids.push(t);
-        parent.push(qi);
-        hopChoice.push(succ[k + 1]!);
-        hopExtra.push(succ[k + 2]!);
-        stepsTo.push(stepsTo[qi]! + succ[k + 3]!);
+        let at = index.get(t);
+        if (at === undefined) {
+          at = ids.length;
+          index.set(t, at);
+          ids.push(t);
+          parent.push(qi);
+          hopChoice.push(succ[k + 1]!);
+          hopExtra.push(succ[k + 2]!);
+          stepsTo.push(stepsTo[qi]! + succ[k + 3]!);
+        }
+        edgeTo.push(at);
+        edgeStep.push(succ[k + 4]!);
       }
     }
+    edgeStart.push(edgeTo.length);
+    // Fair cycles inside the interior: a macro edge on a cycle hides which lanes issue, so it
+    // counts as one.
+    const cyc = this.cycles(
+      Int32Array.from(locs),
+      Int32Array.from(edgeStart),
+      Int32Array.from(edgeTo),
+      Int32Array.from(edgeStep),
+    );
+    let fair = nestedFair || cyc.fair;
+    for (let q = 0; q < ids.length && !fair; q++)
+      for (let k = edgeStart[q]!; k < edgeStart[q + 1]!; k++)
+        if (edgeStep[k] === this.macroStep && cyc.comp[edgeTo[k]!] === cyc.comp[q]) fair = true;
     const paths: Int32Array[] = [];
     if (nested)
       for (const at of exitAt) {
@@ -576,7 +644,7 @@ export class FrozenLanes {
         }
         paths.push(Int32Array.from(hops.reverse()));
       }
-    return { exits, steps: exitSteps, paths };
+    return { exits, steps: exitSteps, paths, fair };
   }
 
   /**
@@ -635,7 +703,8 @@ export class FrozenLanes {
       if (!mech.laneContext!(rep.mech, l, ctxA)) return false;
       if (!mech.laneContext!(next.mech, l, ctxB)) return false;
       const w = ctxA[1]!;
-      const isStrict = ((strict >>> l) & 1) === 1 || (w >= 0 && w < 30 && ((held.wait >>> w) & 1) === 1);
+      const isStrict =
+        ((strict >>> l) & 1) === 1 || (w >= 0 && w < 30 && ((held.wait >>> w) & 1) === 1);
       if (isStrict) {
         strict |= 1 << l;
         if (ctxA[0] !== ctxB[0] || ctxA[1] !== ctxB[1] || ctxA[2] !== ctxB[2]) return false;
@@ -731,12 +800,14 @@ export class FrozenLanes {
     if (free !== 0) return null;
     const mech = this.machine.mechanism.moveLanes!(into.mech, x.mech, pairs, n);
     const data = moveExited(moveLaneData(into.data, x.data, pairs, n), x.data, pairs, n);
-    const loops = into.loops && x.loops ? moveLoopVisits(into.loops, x.loops, pairs, n) : into.loops;
+    const loops =
+      into.loops && x.loops ? moveLoopVisits(into.loops, x.loops, pairs, n) : into.loops;
     let anon = into.anonymous ?? 0;
     for (let i = 0; i < n; i++) {
       const to = pairs[2 * i]!;
       const src = pairs[2 * i + 1]!;
-      anon = ((x.anonymous ?? 0) >>> src) & 1 ? (anon | (1 << to)) >>> 0 : (anon & ~(1 << to)) >>> 0;
+      anon =
+        ((x.anonymous ?? 0) >>> src) & 1 ? (anon | (1 << to)) >>> 0 : (anon & ~(1 << to)) >>> 0;
     }
     return warpState(mech, data, into.ref, loops, anon === 0 ? undefined : anon);
   }

@@ -2,7 +2,7 @@ import type { Machine } from '../machine/machine.ts';
 import { int32, uint32, uint8 } from './growable.ts';
 import { CHAIN_ORIGIN, FORCED_ORIGIN, STEP_ORIGIN, VisitedStates } from './visited.ts';
 import { LocalSteps } from './localSteps.ts';
-import type { Graph } from './fairCycles.ts';
+import { findFairCycles, type Graph } from './fairCycles.ts';
 import { blockedMessage, type FirstOccurrence } from './findings.ts';
 import type { Finding } from './verdict.ts';
 import { partialOrder } from './partialOrder.ts';
@@ -240,6 +240,9 @@ export class SearchRun {
           visited,
           cache,
           (wid, mid, e, loc, out) => this.reducedStep(wid, mid, e, loc, out),
+          (locs, edgeStart, edgeTo, edgeStep) =>
+            this.closureCycles(locs, edgeStart, edgeTo, edgeStep),
+          this.macroStep,
           reduced,
           this.t0 + this.budget.timeoutMs,
           this.budget.maxStates,
@@ -555,6 +558,48 @@ export class SearchRun {
     out[0] = this.visited.tuple[0]!;
     out[1] = this.visited.tuple[1]!;
     return extra;
+  }
+
+  /**
+   * The fair-cycle pass (`fairCycles.ts`) over a closure of `FrozenLanes`: one warp, states with
+   * locals `locs`, with this search's fairness (per lane or per place).
+   */
+  private closureCycles(
+    locs: Int32Array,
+    edgeStart: Int32Array,
+    edgeTo: Int32Array,
+    edgeStep: Int32Array,
+  ): { fair: boolean; comp: Int32Array } {
+    const { cache } = this;
+    const n = locs.length;
+    const enabled = new Uint8Array(n);
+    const ready = this.laneFair ? new Uint32Array(n) : null;
+    for (let i = 0; i < n; i++) {
+      enabled[i] = cache.localInfo.get(locs[i]!) & 1;
+      if (ready) ready[i] = cache.localReady.get(locs[i]!);
+    }
+    const r = findFairCycles({
+      expanded: n,
+      warps: 1,
+      edgeStart,
+      edgeTo,
+      edgeStep,
+      stepWarp: cache.stepOf.view(),
+      stepMask: cache.stepMask.view(),
+      stepGroup: cache.stepGroup.view(),
+      stepUnknown: cache.stepUnknown.view(),
+      enabledWarps: enabled,
+      readyLanes: ready,
+      readyPlaces: this.placeFair
+        ? {
+            stateLocal: locs,
+            start: cache.localPlaceStart.view(),
+            places: cache.localPlaces.view(),
+            stepPlace: cache.stepPlace.view(),
+          }
+        : null,
+    });
+    return { fair: r.count > 0, comp: r.comp };
   }
 
   /**
