@@ -133,7 +133,7 @@ export function explore(
       total: chains.total,
       exhausted: chains.exhausted,
     },
-    sawUnknownChoice: run.sawUnknownChoice,
+    sawUnknownChoice: run.sawUnknownChoice || (frozen?.sawUnknown ?? false),
   });
   // Loop visits (`widening.ts`): the reduced key leaves them out, so a stored state may widen
   // later than a run that reaches it after more turns, and a path through it — a lasso around a

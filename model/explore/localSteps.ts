@@ -125,26 +125,29 @@ export class LocalSteps {
   }
 
   /**
-   * A step that no local holds, to label the search's macro edges (`frozenLanes.ts`): it issues
-   * nothing a fairness check could read (macro edges lie on no cycle, which the search checks),
-   * rests on abstraction (`stepAbstract`), and is no stop. Made before any local, once.
+   * Two steps that no local holds, to label the search's macro edges (`frozenLanes.ts`): they
+   * issue nothing a fairness check could read (macro edges lie on no cycle, which the search
+   * checks) and are no stop; the first rests on no abstraction, the second does (`stepAbstract`,
+   * for the concrete-witness pass). Made before any local, once; returns the first's index.
    */
-  syntheticStep(): number {
-    if (this.table.size !== 0) throw new Error('syntheticStep: locals already made');
+  syntheticSteps(): number {
+    if (this.table.size !== 0) throw new Error('syntheticSteps: locals already made');
     const e = this.stepMask.length;
-    this.stepOf.push(0);
-    this.stepLocal.push(-1);
-    this.stepPc.push(-1);
-    this.stepChain.push(0);
-    this.stepMask.push(0);
-    this.stepGroup.push(0);
-    this.stepUnknown.push(0);
-    this.stepAbstract.push(1);
-    this.stepStop.push(-1);
-    this.lazy.push(undefined);
-    this.stepWarp.push(-1);
-    this.stepMem.push(-1);
-    if (this.placeFair) this.stepPlace.push(-1);
+    for (const abstract of [0, 1]) {
+      this.stepOf.push(0);
+      this.stepLocal.push(-1);
+      this.stepPc.push(-1);
+      this.stepChain.push(0);
+      this.stepMask.push(0);
+      this.stepGroup.push(0);
+      this.stepUnknown.push(0);
+      this.stepAbstract.push(abstract);
+      this.stepStop.push(-1);
+      this.lazy.push(undefined);
+      this.stepWarp.push(-1);
+      this.stepMem.push(-1);
+      if (this.placeFair) this.stepPlace.push(-1);
+    }
     this.localStart.set(0, this.stepMask.length);
     return e;
   }

@@ -78,7 +78,7 @@ export class SearchRun {
   readonly chains: Chains | null;
   /** Summaries of frozen lanes (`frozenLanes.ts`), or null. */
   readonly frozen: FrozenLanes | null;
-  /** The synthetic step that labels macro edges (`LocalSteps.syntheticStep`), or -1. */
+  /** The first synthetic step that labels macro edges (`LocalSteps.syntheticSteps`), or -1. */
   private readonly macroStep: number;
   private readonly macroWids: number[] = [];
   private readonly macroSteps: number[] = [];
@@ -233,7 +233,7 @@ export class SearchRun {
     // are walked as the search walks them).
     const frozenOn =
       reduce.frozenLanes && reduce.accelerate && FrozenLanes.applies(machine, this.por !== null);
-    this.macroStep = frozenOn ? cache.syntheticStep() : -1;
+    this.macroStep = frozenOn ? cache.syntheticSteps() : -1;
     this.frozen = frozenOn
       ? new FrozenLanes(
           machine,
@@ -617,7 +617,8 @@ export class SearchRun {
       const to = this.add(head, nSteps + j, d + 1, headSteps + this.macroSteps[j]!);
       this.transitions++;
       edgeTo.push(to);
-      edgeStep.push(this.macroStep);
+      // The synthetic step after `macroStep` rests on abstraction (`LocalSteps.syntheticSteps`).
+      edgeStep.push(this.macroStep + (this.frozen!.exitAbstract(sid, j) ? 1 : 0));
       edgePerm?.push(this.identity);
       this.frozen!.recordMacro(head, to, to >= size, sid, j);
     }

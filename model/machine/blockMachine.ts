@@ -340,6 +340,7 @@ export function createBlockMachine(spec: MachineSpec): Machine {
     warpPinned: null,
     // Summaries of chains never run here (no `moveLanes`): every live lane counts as numbered.
     ownNumberReaders: (ws) => ~ws.data.exited >>> 0,
+    liveBarriers: () => 0xffff,
     withoutSymmetry: () => machine,
     withoutCallGraph: () => machine,
     followsCalls: false,

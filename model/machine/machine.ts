@@ -15,7 +15,7 @@ import type {
   WarpStep,
   WarpSteps,
 } from './machineTypes.ts';
-import { stateKeys, warpWriter } from './warpKeys.ts';
+import { barrierLiveness, stateKeys, warpWriter } from './warpKeys.ts';
 
 export type {
   Machine,
@@ -139,6 +139,7 @@ export function createMachine(spec: MachineSpec): Machine {
     symmetryOff: setup.symmetryOff,
     warpPinned: warpPins(setup),
     ownNumberReaders: ownNumberReaders(setup),
+    liveBarriers: barrierLiveness(setup),
     withoutSymmetry: () => (symmetric ? createMachine({ ...spec, laneSymmetry: false }) : machine),
     withoutCallGraph: () =>
       symmetric || setup.skipDead || followsCalls

@@ -185,6 +185,12 @@ export interface Machine {
    */
   readonly ownNumberReaders: (ws: WarpState) => number;
   /**
+   * The B registers some lane of `ws` may still read (`Liveness.barrierLive` at each lane's PC,
+   * and those its lanes wait on): the others are keyed empty by the reduced key. All sixteen
+   * where the machine cannot tell.
+   */
+  readonly liveBarriers: (ws: WarpState) => number;
+  /**
    * The steps of warp `k` alone, in state `ws` with memory `mem` (the other warps play no part in
    * them): `successors` restricted to that warp, with each step's next warp and memory. The
    * explorer caches these per (k, warp, memory).

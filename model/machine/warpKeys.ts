@@ -182,3 +182,28 @@ export function stateKeys(
     },
   };
 }
+
+/**
+ * `Machine.liveBarriers`: the B registers some lane of a warp may still read — `barrierLive` at
+ * each lane's PC (`Mechanism.lanePcs`, where a waiting lane resumes), as the reduced key computes
+ * them (the mechanism's key adds those its lanes wait on, as this does through `laneContext`'s
+ * users); all sixteen without liveness.
+ */
+export function barrierLiveness(setup: MachineSetup): (ws: WarpState) => number {
+  const { mech, n, canReduce } = setup;
+  const live = setup.live;
+  if (!live || !canReduce || !mech.lanePcs) return () => 0xffff;
+  const barrierLive = live.barrierLive(
+    setup.spec.options['bssy'] !== 'or',
+    setup.spec.plantUnsoundBarriers ?? false,
+  );
+  let acc = 0;
+  const visit = (pc: number): void => {
+    if (pc >= 0 && pc < n) acc |= barrierLive[pc]!;
+  };
+  return (ws: WarpState): number => {
+    acc = 0;
+    mech.lanePcs!(ws.mech, visit);
+    return acc;
+  };
+}
