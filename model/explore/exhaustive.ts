@@ -81,13 +81,11 @@ export function explore(
   // Summaries of frozen lanes (`frozenLanes.ts`): a macro edge on a cycle hides the steps a
   // fairness check would read; the search without them decides.
   const frozen = run.frozen;
-  if (frozen && (frozen.hidFair || macroOnCycle(frozen, graph.expanded, cycles.comp)))
+  if (frozen && macroOnCycle(frozen, graph.expanded, cycles.comp))
     return redo({
       machine,
       options: { ...options, reduce: { ...run.reduce, frozenLanes: false } },
-      why: frozen.hidFair
-        ? 'summaries of frozen lanes were switched off: a macro edge stood for an interior that may hold a fair cycle (docs/semantics.md §14.7)'
-        : 'summaries of frozen lanes were switched off: a macro edge lies on a cycle, whose fairness only the steps it stands for can decide (docs/semantics.md §14.7)',
+      why: 'summaries of frozen lanes were switched off: a macro edge lies on a cycle, whose fairness only the steps it stands for can decide (docs/semantics.md §14.7)',
     });
 
   // Stage 4: the findings, with schedules from the real initial state.

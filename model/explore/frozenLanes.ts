@@ -81,6 +81,14 @@ const CLOSURE_CAP = 200_000;
  * does not meet again.
  */
 export const FROZEN_AFTER = 5_000;
+/** Below this warp size summaries are off by default: few lanes make few combinations. */
+export const FROZEN_MIN_WARP = 8;
+/**
+ * Summaries are given up while none has been taken once their closures have walked this many
+ * states per state the search has stored (or per `FROZEN_AFTER`): interiors that are not met again
+ * cost their walk and save nothing. (On `count_above` at W = 32 the first macro edge comes at 23.)
+ */
+const IDLE_WORK = 50;
 /** Summaries made inside the making of others, at most this deep. */
 const MAX_NESTING = 400;
 
@@ -124,8 +132,6 @@ export class FrozenLanes {
   timedOut = false;
   /** Set when a closure outgrew its caps: no summaries from then on (`closure`). */
   gaveUp = false;
-  /** A macro edge stood for an interior that may hold a fair cycle (`Summary.fair`). */
-  hidFair = false;
   /** A closure met a branch on an unknown value (for the search's note on fair choices). */
   sawUnknown = false;
   private readonly table = new VectorTable();
@@ -296,16 +302,15 @@ export class FrozenLanes {
     const id = this.projectWarp(wid, mid);
     if (id < 0) return -1;
     const sum = this.summaryOf(id, wid, mid);
-    if (sum === null || sum.owner === wid) return -1;
+    // An interior that may hold a fair cycle (a livelock) is not stood for by macro edges: the
+    // state is expanded as always, so the search's own fair-cycle pass sees that cycle.
+    if (sum === null || sum.owner === wid || sum.fair) return -1;
     if (!this.exitsOf(wid, sum, outWids, outSteps)) return -1;
-    // The interior a macro edge stands for may hold a fair cycle (a livelock) that the search's
-    // graph then lacks: the search is redone without summaries (`exhaustive.ts`).
-    if (sum.fair) this.hidFair = true;
     if (this.verify) {
       // The oracle's closure counts toward no cap of the search's own (`closure`).
       const counted = this.closureStates;
       const gaveUp = this.gaveUp;
-      const again = this.closure(wid, mid, false);
+      const again = this.closure(wid, mid, false, false);
       this.closureStates = counted;
       if (again !== null) {
         const want = [...new Set(again.exits)].sort((a, b) => a - b);
@@ -493,7 +498,7 @@ export class FrozenLanes {
 
   /** The summary of owner (`wid`, `mid`); null when refused. */
   private summarise(wid: number, mid: number): Summary | null {
-    const c = this.closure(wid, mid, true);
+    const c = this.closure(wid, mid, true, true);
     if (c === null) {
       this.refused++;
       return null;
@@ -536,6 +541,7 @@ export class FrozenLanes {
     wid: number,
     mid: number,
     nested: boolean,
+    withPaths: boolean,
   ): {
     exits: number[];
     steps: number[];
@@ -583,7 +589,9 @@ export class FrozenLanes {
       // given up for the rest of the search, which goes on as without them.
       if (
         ids.length > Math.min(CLOSURE_CAP, this.maxStates) ||
-        this.closureStates > 4 * this.maxStates
+        this.closureStates > 4 * this.maxStates ||
+        (this.hits === 0 &&
+          this.closureStates > IDLE_WORK * Math.max(this.visited.size, FROZEN_AFTER))
       ) {
         this.gaveUp = true;
         return null;
@@ -684,16 +692,20 @@ export class FrozenLanes {
       Int32Array.from(edgeTo),
       Int32Array.from(edgeStep),
     );
-    let fair = nestedFair || cyc.fair;
-    for (let q = 0; q < ids.length && !fair; q++)
+    let hidden = nestedFair;
+    for (let q = 0; q < ids.length && !hidden; q++)
       for (let k = edgeStart[q]!; k < edgeStart[q + 1]!; k++)
         if (
           (edgeStep[k] === this.macroStep || edgeStep[k] === this.macroStep + 1) &&
           cyc.comp[edgeTo[k]!] === cyc.comp[q]
         )
-          fair = true;
+          hidden = true;
+    // A nested summary that hides a cycle: the interior is walked again without nested
+    // summaries, where the fair-cycle pass sees every step.
+    if (hidden) return this.closure(wid, mid, false, withPaths);
+    const fair = cyc.fair;
     const paths: Int32Array[] = [];
-    if (nested)
+    if (withPaths)
       for (const at of exitAt) {
         const hops: number[] = [];
         for (let q = at; q > 0; q = parent[q]!) {

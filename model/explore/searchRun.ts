@@ -12,7 +12,7 @@ import { eitherGroup, groupPriority, type GroupPriority } from './groupPriority.
 import { WarpSymmetry } from './warpSymmetry.ts';
 import { ACCEL_PER_STATE, Chains, CHAIN_CAP } from './acceleration.ts';
 import { LaneChains } from './laneChains.ts';
-import { FROZEN_AFTER, FrozenLanes } from './frozenLanes.ts';
+import { FROZEN_AFTER, FROZEN_MIN_WARP, FrozenLanes } from './frozenLanes.ts';
 import { AmpleChoice } from './ampleChoice.ts';
 import { memoryOver } from './memoryBudget.ts';
 import {
@@ -246,7 +246,8 @@ export class SearchRun {
           reduced,
           this.t0 + this.budget.timeoutMs,
           this.budget.maxStates,
-          options.frozenAfter ?? FROZEN_AFTER,
+          options.frozenAfter ??
+            (machine.launch.warpSize >= FROZEN_MIN_WARP ? FROZEN_AFTER : Number.POSITIVE_INFINITY),
           options.verifyFrozen === true,
           options.plantUnsoundFrozen ?? null,
         )
