@@ -10,7 +10,7 @@ import { warpState } from '../machine/warpState.ts';
 import { followReplay, type InClass } from './concretize.ts';
 import type { GroupPriority } from './groupPriority.ts';
 import { int32 } from './growable.ts';
-import { ProjectionSink } from './laneChains.ts';
+import { ProjectionSink, pushLaneTurns } from './laneChains.ts';
 import type { LocalSteps } from './localSteps.ts';
 import type { VisitedStates } from './visited.ts';
 import { VectorTable } from './tables.ts';
@@ -223,16 +223,11 @@ export class FrozenLanes {
     sink.reset(M);
     this.machine.writeWarp(w, sink, this.reduced);
     const numbered = this.machine.ownNumberReaders(w);
-    const loops = w.loops;
     const order = this.orderBuf(32);
     let n = 0;
     for (let m = M; m !== 0; m &= m - 1) {
       const l = 31 - Math.clz32(m & -m);
-      sink.lane(l, (numbered >>> l) & 1 ? l : -1);
-      if (loops) {
-        sink.lane(l, loops.counts[l]!);
-        sink.lane(l, (loops.flagged >>> l) & 1);
-      }
+      pushLaneTurns(sink, l, numbered, w.loops);
       sink.lane(l, ((w.anonymous ?? 0) >>> l) & 1);
       order[n++] = l;
     }
@@ -802,11 +797,7 @@ export class FrozenLanes {
     const out: number[][] = [];
     for (let m = mask; m !== 0; m &= m - 1) {
       const l = 31 - Math.clz32(m & -m);
-      sink.lane(l, (numbered >>> l) & 1 ? l : -1);
-      if (w.loops) {
-        sink.lane(l, w.loops.counts[l]!);
-        sink.lane(l, (w.loops.flagged >>> l) & 1);
-      }
+      pushLaneTurns(sink, l, numbered, w.loops);
       sink.lane(l, ((w.anonymous ?? 0) >>> l) & 1);
       sink.lane(l, (w.data.exited >>> l) & 1);
     }

@@ -122,11 +122,7 @@ export class LaneChains {
     let n = 0;
     for (let m = M; m !== 0; m &= m - 1) {
       const l = 31 - Math.clz32(m & -m);
-      sink.lane(l, (numbered >>> l) & 1 ? l : -1);
-      if (loops) {
-        sink.lane(l, loops.counts[l]!);
-        sink.lane(l, (loops.flagged >>> l) & 1);
-      }
+      pushLaneTurns(sink, l, numbered, loops);
       this.order[n++] = l;
     }
     this.n = n;
@@ -227,6 +223,24 @@ export class LaneChains {
     this.machine.writeWarp(x, a, false);
     this.machine.writeWarp(y, b, false);
     return a.equals(b);
+  }
+}
+
+/**
+ * What a projection's signature adds to lane `l`'s values as the visited set keys them: its number
+ * when it may still read it (`numbered`, `Machine.ownNumberReaders`), then its loop turns and flag
+ * (widening), which decide where widening stops a walk even where the reduced key drops them.
+ */
+export function pushLaneTurns(
+  sink: KeySink,
+  l: number,
+  numbered: number,
+  loops: WarpState['loops'],
+): void {
+  sink.lane(l, (numbered >>> l) & 1 ? l : -1);
+  if (loops) {
+    sink.lane(l, loops.counts[l]!);
+    sink.lane(l, (loops.flagged >>> l) & 1);
   }
 }
 
