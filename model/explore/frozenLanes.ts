@@ -128,8 +128,6 @@ export class FrozenLanes {
   mismatches = 0;
   /** States the interior closures visited (each once per summary). */
   closureStates = 0;
-  /** Set when a closure stopped on the time budget. */
-  timedOut = false;
   /** Set when a closure outgrew its caps: no summaries from then on (`closure`). */
   gaveUp = false;
   /** A closure met a branch on an unknown value (for the search's note on fair choices). */
@@ -154,6 +152,8 @@ export class FrozenLanes {
   private readonly ctxB: number[] = [];
   private readonly ctxPairs = new Float64Array(64);
   private readonly scratch = new Int32Array(2);
+  /** `project`'s ready lanes in signature order (at most 32). */
+  private readonly order = new Int32Array(32);
   private readonly full: number;
   private readonly sigSink: ProjectionSink;
   private readonly dropContext: boolean;
@@ -223,7 +223,7 @@ export class FrozenLanes {
     sink.reset(M);
     this.machine.writeWarp(w, sink, this.reduced);
     const numbered = this.machine.ownNumberReaders(w);
-    const order = this.orderBuf(32);
+    const order = this.order;
     let n = 0;
     for (let m = M; m !== 0; m &= m - 1) {
       const l = 31 - Math.clz32(m & -m);
@@ -277,12 +277,6 @@ export class FrozenLanes {
     }
     if (!outsideTags(w.data, F, key)) return -1;
     return this.table.intern(key.buf, key.length);
-  }
-
-  private orderArr = new Int32Array(32);
-  private orderBuf(n: number): Int32Array {
-    if (this.orderArr.length < n) this.orderArr = new Int32Array(n);
-    return this.orderArr;
   }
 
   /**
@@ -577,7 +571,7 @@ export class FrozenLanes {
     for (let qi = 0; qi < ids.length; qi++) {
       if (this.gaveUp) return null;
       if ((qi & 255) === 255 && performance.now() > this.deadline) {
-        this.timedOut = this.gaveUp = true;
+        this.gaveUp = true;
         return null;
       }
       // An interior past the caps (an unbounded loop without widening, say): summaries are
