@@ -280,6 +280,14 @@ export class FrozenLanes {
   }
 
   /**
+   * Whether `macro` may take a summary now: past the threshold of stored states and not given up.
+   * Before, `macro` would only say no, so the search skips it (and the copy it needs).
+   */
+  active(): boolean {
+    return !this.gaveUp && this.visited.size >= this.after;
+  }
+
+  /**
    * The macro successors of the one-warp state (`wid`, `mid`): the exits of the summary of its
    * projection, each with this state's frozen lanes, as warp ids, into `outWids` (with their
    * step counts into `outSteps`); returns the summary (projection) id, or -1 when the state is
@@ -287,7 +295,7 @@ export class FrozenLanes {
    * those of its interior, `closure`) is made here.
    */
   macro(wid: number, mid: number, outWids: number[], outSteps: number[]): number {
-    if (this.gaveUp || this.visited.size < this.after) return -1;
+    if (!this.active()) return -1;
     const id = this.projectWarp(wid, mid);
     if (id < 0) return -1;
     const sum = this.summaryOf(id, wid, mid);

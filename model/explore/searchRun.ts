@@ -386,7 +386,7 @@ export class SearchRun {
       return true;
     }
     visited.copy(head, this.parentTuple);
-    if (this.frozen) {
+    if (this.frozen?.active()) {
       const sid = this.frozen.macro(this.parentTuple[0]!, mid, this.macroWids, this.macroSteps);
       // The summaries' closures used the scratch tuples.
       visited.copy(head, this.parentTuple);
