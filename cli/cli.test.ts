@@ -231,6 +231,28 @@ describe('warpcheck explore', () => {
     expect(r.code).toBe(1); // the header expects its=terminates
   });
 
+  it('says what to try after a search stopped at a budget, and for dwf why it stops', async () => {
+    const hinted = await run([
+      'explore',
+      spinlock,
+      '--mechanism',
+      'its,dwf',
+      '--warps',
+      '2',
+      '--max-states',
+      '50',
+      '--no-save',
+    ]);
+    const hints = hinted.out.split('\n').filter((l) => l.startsWith('hint: '));
+    expect(hints).toHaveLength(2);
+    expect(hints[0]).toMatch(/^hint: 2 searches stopped at a budget.*--random N/);
+    expect(hints[1]).toMatch(/^hint: dwf keeps its threads by name/);
+    // Finished searches (a verdict each) get no hint.
+    const done = await run(['explore', spinlock, '--mechanism', 'its,dwf', '--no-save']);
+    expect(done.out).toMatch(/dwf: every lane exited/);
+    expect(done.out).not.toMatch(/^hint:/m);
+  });
+
   it('rejects a malformed listing with one line per error: file, line, column; exit 2; no stack trace', async () => {
     const dir = tempDir('wc-');
     const bad = join(dir, 'bad.sass');

@@ -373,7 +373,34 @@ function printText(
     for (const n of r.result.notes) io.out(`  note: ${n}\n`);
     for (const p of r.saved) io.out(`  saved ${p}  (replay: warpcheck replay ${p})\n`);
   }
+  for (const h of boundHints(rows)) io.out(`hint: ${h}\n`);
   for (const w of warnings) io.out(`warning: ${w}\n`);
+}
+
+/** Budgets whose end leaves a search unfinished that more budget or a smaller launch may finish. */
+const SIZE_BOUNDS: ReadonlySet<string> = new Set(['states', 'time', 'memory', 'depth']);
+
+/**
+ * What to try when exhaustive searches stopped at a budget: `bound-reached` is no verdict, so the
+ * text says how to get one or, failing that, a finding. `dwf` gets its own line: its states grow
+ * as the ways its threads spread over formed warps, which no reduction of its rules removes
+ * (docs/semantics.md, "Block mechanisms").
+ */
+export function boundHints(
+  rows: readonly { readonly mechanism: string; readonly result: ExploreResult }[],
+): string[] {
+  const unfinished = rows.filter(
+    (r) => r.result.verdict === 'bound-reached' && SIZE_BOUNDS.has(r.result.bound ?? ''),
+  );
+  if (unfinished.length === 0) return [];
+  const hints = [
+    `${unfinished.length === 1 ? 'a search' : `${unfinished.length} searches`} stopped at a budget, which is no verdict: raise it (--timeout, --max-states, --max-memory), try a smaller launch (--warp-size, --warps), or run --random N for N fair random schedules that look for a finding (finding none proves nothing)`,
+  ];
+  if (unfinished.some((r) => r.mechanism === 'dwf'))
+    hints.push(
+      'dwf keeps its threads by name (its pool\'s order and the lock\'s winner follow thread numbers), so no symmetry or partial-order reduction applies to it and its states grow as the ways threads spread over formed warps: on the spinlock it finishes within 60 s at 4 warps of 2 lanes and 2 warps of 8, not at 4 warps of 3 or 3 warps of 4 (docs/semantics.md, "Block mechanisms")',
+    );
+  return hints;
 }
 
 /** `terminates`, `deadlock/livelock`, … — the spelling of header expectations. */
