@@ -398,7 +398,7 @@ export function boundHints(
   ];
   if (unfinished.some((r) => r.mechanism === 'dwf'))
     hints.push(
-      'dwf keeps its threads by name (its pool\'s order and the lock\'s winner follow thread numbers), so no symmetry or partial-order reduction applies to it and its states grow as the ways threads spread over formed warps: on the spinlock it finishes within 60 s at 4 warps of 2 lanes and 2 warps of 8, not at 4 warps of 3 or 3 warps of 4 (docs/semantics.md, "Block mechanisms")',
+      'dwf keeps its threads by name (its pool\'s order and the lock\'s winner follow thread numbers), so no symmetry applies to it, nor any partial-order reduction but EXIT priority, and its states grow as the ways threads spread over formed warps: on the spinlock it finishes within 60 s at 4 warps of 2 lanes and 2 warps of 8, not at 4 warps of 3 or 3 warps of 4 (docs/semantics.md, "Block mechanisms")',
     );
   return hints;
 }
