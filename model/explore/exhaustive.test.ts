@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Machine, MachineState } from '../machine/machine.ts';
 import { machineOf, replay, runListing } from '../testing/run.ts';
-import { defaultBudget, explore, type ExploreResult } from './exhaustive.ts';
+import { defaultBudget, explore, noReductions, type ExploreResult } from './exhaustive.ts';
 import { readWord } from '../lanes/index.ts';
 
 /** Replays every finding and checks it ends as reported. */
@@ -251,6 +251,61 @@ describe('unknown branch outcomes are fair (SEMANTICS §5)', () => {
     expect(result.kind).toBe('livelock');
     checkReplays(machine, result);
   });
+
+  // Lane 0 sets and clears a flag until lane 1 says it is done; lane 1 spins while the flag is
+  // clear and, when it sees it set, takes an unknown branch: back to the spin, or out to say done.
+  // Derived by hand: lane 1 may read the flag only while it is clear, forever, while lane 0 goes
+  // round — both lanes issue on that cycle (weakly fair) and it takes no unknown branch at all, so
+  // it is a livelock under SEMANTICS §5. It shares its strongly connected component with the
+  // unknown branch, whose "done" outcome leaves the component: judging the component whole
+  // (before the fix) dropped the cycle and reported `terminates`.
+  const besideUnknown = [
+    '// @warpcheck warp-size=2 mem[0x100]=0 mem[0x200]=0',
+    '        S2R R0, SR_LANEID',
+    '        ISETP.EQ.AND P3, PT, R0, RZ, PT',
+    '   @!P3 BRA spin_or_stop',
+    '        MOV R5, 0x1',
+    'toggle:',
+    '        STS [0x100], R5', // the flag set
+    '        STS [0x100], RZ', // and cleared
+    '        LDS R6, [0x200]',
+    '        ISETP.EQ.AND P2, PT, R6, RZ, PT',
+    '   @P2  BRA toggle', // until lane 1 is done
+    '        EXIT',
+    'spin_or_stop:',
+    '        FADD R1, R2, R3', // unknown
+    '        ISETP.GT.AND P0, PT, R1, RZ, PT',
+    '   @P0  BRA spin', // unknown: spin again, or
+    '        MOV R7, 0x1',
+    '        STS [0x200], R7', // say done
+    '        EXIT',
+    'spin:',
+    '        LDS R8, [0x100]',
+    '        ISETP.EQ.AND P1, PT, R8, RZ, PT',
+    '   @P1  BRA spin', // while the flag is clear
+    '        BRA spin_or_stop',
+  ].join('\n');
+
+  for (const [name, reduce] of [
+    ['every reduction', undefined],
+    ['no reduction', noReductions],
+  ] as const)
+    it(`a fair cycle beside an unknown branch that leaves its component is a livelock (${name})`, () => {
+      const { machine, result } = runListing(besideUnknown, 'its', reduce ? { reduce } : {});
+      expect(result.verdict).toBe('deadlock');
+      expect(result.kind).toBe('livelock');
+      checkReplays(machine, result);
+      // The lasso's cycle takes no unknown branch: it is fair whichever way they go.
+      const f = result.findings.find((x) => x.loop !== null)!;
+      let s = machine.initial();
+      f.schedule.forEach((choice, i) => {
+        const t = machine.successors(s)[choice]!;
+        if (i >= f.loop!) expect(t.unknownChoice, `step ${i}`).toBe(false);
+        s = t.next!;
+      });
+      // Terminating runs remain (lane 1 says done): both outcomes are reported.
+      expect(result.findings.map((x) => x.verdict)).toContain('terminates');
+    });
 });
 
 /** Lane 0 writes the flag; lane 1 reads it and traps if it is already set. */

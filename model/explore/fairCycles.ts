@@ -8,9 +8,12 @@
  * otherwise some entity is enabled throughout and never taken, and no cycle inside is fair.
  *
  * Unknown values (SEMANTICS §5): a branch on an unknown value is assumed to go every way
- * eventually, so an SCC in which such a branch goes one way inside and another way out is not a
- * livelock. (A smaller cycle inside it that avoids that branch could still be one; we do not
- * search for it — livelocks on opaque code are under-approximated, and the report says so.)
+ * eventually (strong fairness of the choice: taken infinitely often, every outcome is taken
+ * infinitely often), so no fair cycle takes such a branch one way inside an SCC while another way
+ * leaves it. Those edges are removed and what remains of the SCC is split into SCCs again, each
+ * checked the same way (the decomposition of Emerson and Lei for fairness constraints, "Modalities
+ * for model checking", 1987): a cycle that never takes the branch — one that runs beside it, or
+ * through its state while another group issues — is still found.
  */
 import { TrackScratch, trackedFair, trackedLasso } from './trackedFairness.ts';
 
@@ -79,22 +82,139 @@ export function findFairCycles(g: Graph): {
   const track = new TrackScratch();
   let count = 0;
   let best = -1;
+  /** The lasso of `best` when it lies in a component split by `refined` (else made below). */
+  let bestLasso: Lasso | null = null;
   // Each component is checked as Tarjan pops it, straight from the stack (no sorting by
   // component); almost all are single states without a self-loop.
   const comp = sccs(g, (comp, members, from, to, c) => {
     if (!hasInternalEdge(g, comp, members, from, to, c)) return;
-    if (!isFair(g, comp, members, from, to, c, scratch, track)) return;
-    count++;
     let min = members[from]!;
     for (let i = from + 1; i < to; i++) if (members[i]! < min) min = members[i]!;
-    if (best === -1 || min < best) best = min;
+    if (leavesOnUnknownAny(g, comp, members, from, to, c)) {
+      const sub = refined(g, comp, members.slice(from, to), c);
+      count += sub.count;
+      if (sub.entry >= 0 && (best === -1 || sub.entry < best)) {
+        best = sub.entry;
+        bestLasso = sub.lasso;
+      }
+      return;
+    }
+    if (!isFair(g, comp, members, from, to, c, scratch, track)) return;
+    count++;
+    if (best === -1 || min < best) {
+      best = min;
+      bestLasso = null;
+    }
   });
   if (best === -1) return { count, lasso: null, comp };
   return {
     count,
-    lasso: g.edgePerm ? trackedLasso(g, comp, best) : lassoOf(g, comp, best),
+    lasso: bestLasso ?? (g.edgePerm ? trackedLasso(g, comp, best) : lassoOf(g, comp, best)),
     comp,
   };
+}
+
+/** Some state of the component takes an unknown branch one way inside and another way out. */
+function leavesOnUnknownAny(
+  g: Graph,
+  comp: Int32Array,
+  members: Int32Array,
+  from: number,
+  to: number,
+  c: number,
+): boolean {
+  for (let i = from; i < to; i++) {
+    const s = members[i]!;
+    for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++)
+      if (g.stepUnknown[g.edgeStep[e]!] && leavesOnUnknown(g, comp, s, c)) return true;
+  }
+  return false;
+}
+
+/**
+ * The fair cycles of component `c` (states `members`) that take no unknown branch one way inside
+ * while another way leaves: the component as a graph of its own — its states renumbered in
+ * ascending order, every edge kept in its place (so choice indices stay), an edge's target
+ * dropped (-1, out) when it leaves the component or is such a branch — searched again by
+ * `findFairCycles`, which splits it into components and repeats on those. Each round drops at
+ * least one edge of the component, so the recursion ends. Returns the fair components' count and
+ * the first-reached one's entry (an original state id, -1 when none) and lasso.
+ */
+function refined(
+  g: Graph,
+  comp: Int32Array,
+  members: Int32Array,
+  c: number,
+): { count: number; entry: number; lasso: Lasso | null } {
+  members.sort();
+  const m = members.length;
+  const K = g.warps;
+  const at = new Map<number, number>();
+  for (let i = 0; i < m; i++) at.set(members[i]!, i);
+  let edges = 0;
+  for (let i = 0; i < m; i++) {
+    const s = members[i]!;
+    edges += g.edgeStart[s + 1]! - g.edgeStart[s]!;
+  }
+  const edgeStart = new Int32Array(m + 1);
+  const edgeTo = new Int32Array(edges);
+  const edgeStep = new Int32Array(edges);
+  const edgePerm = g.edgePerm ? new Int32Array(edges) : null;
+  const enabledWarps = new Uint8Array(m);
+  const readyLanes = g.readyLanes ? new Uint32Array(m * K) : null;
+  const stateLocal = g.readyPlaces ? new Int32Array(m * K) : null;
+  let k = 0;
+  for (let i = 0; i < m; i++) {
+    const s = members[i]!;
+    edgeStart[i] = k;
+    enabledWarps[i] = g.enabledWarps[s]!;
+    for (let w = 0; w < K; w++) {
+      if (readyLanes) readyLanes[i * K + w] = g.readyLanes![s * K + w]!;
+      if (stateLocal) stateLocal[i * K + w] = g.readyPlaces!.stateLocal[s * K + w]!;
+    }
+    const leaving = g.stepUnknown.length > 0 && leavesOnUnknown(g, comp, s, c);
+    for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++, k++) {
+      const st = g.edgeStep[e]!;
+      const t = g.edgeTo[e]!;
+      const inside = t >= 0 && t < g.expanded && comp[t] === c;
+      const banned = leaving && g.stepUnknown[st] && groupLeaves(g, comp, s, c, st);
+      edgeTo[k] = inside && !banned ? at.get(t)! : -1;
+      edgeStep[k] = st;
+      if (edgePerm) edgePerm[k] = g.edgePerm![e]!;
+    }
+  }
+  edgeStart[m] = k;
+  const sub = findFairCycles({
+    expanded: m,
+    warps: K,
+    edgeStart,
+    edgeTo,
+    edgeStep,
+    stepWarp: g.stepWarp,
+    stepMask: g.stepMask,
+    stepGroup: g.stepGroup,
+    stepUnknown: g.stepUnknown,
+    enabledWarps,
+    readyLanes,
+    readyPlaces: g.readyPlaces && { ...g.readyPlaces, stateLocal: stateLocal! },
+    edgePerm,
+  });
+  if (sub.lasso === null) return { count: sub.count, entry: -1, lasso: null };
+  const entry = members[sub.lasso.entry]!;
+  return { count: sub.count, entry, lasso: { entry, cycle: sub.lasso.cycle } };
+}
+
+/** The issue of step `st` at state `s` (its warp and group) has an unknown outcome out of `c`. */
+function groupLeaves(g: Graph, comp: Int32Array, s: number, c: number, st: number): boolean {
+  const warp = g.stepWarp[st]!;
+  const group = g.stepGroup[st]!;
+  for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
+    const x = g.edgeStep[e]!;
+    if (!g.stepUnknown[x] || g.stepWarp[x] !== warp || g.stepGroup[x] !== group) continue;
+    const t = g.edgeTo[e]!;
+    if (!(t >= 0 && t < g.expanded && comp[t] === c)) return true;
+  }
+  return false;
 }
 
 function hasInternalEdge(
@@ -144,7 +264,6 @@ function isFair(
     const s = order[i]!;
     alwaysEnabled &= g.enabledWarps[s]!;
     if (g.readyLanes) for (let w = 0; w < K; w++) alwaysReady[w]! &= g.readyLanes[s * K + w]!;
-    let unknown = false;
     for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
       const t = g.edgeTo[e]!;
       const st = g.edgeStep[e]!;
@@ -152,9 +271,7 @@ function isFair(
         takenWarps |= 1 << g.stepWarp[st]!;
         takenLanes[g.stepWarp[st]!]! |= g.stepMask[st]!;
       }
-      if (g.stepUnknown[st]) unknown = true;
     }
-    if (unknown && leavesOnUnknown(g, comp, s, c)) return false;
   }
   // Under warp symmetry the indices move along edges: fairness per tracked warp.
   if (g.edgePerm) return trackedFair(g, comp, order, from, to, c, track);
