@@ -75,7 +75,9 @@ export function explore(
 
   // Stage 3: fair cycles.
   const graph = run.graph();
-  const cycles = findFairCycles(graph);
+  // The splitting of components by unknown outcomes (`fairCycles.ts`) stops at the time budget;
+  // a result it left incomplete is `bound-reached (time)` below.
+  const cycles = findFairCycles(graph, t0 + budget.timeoutMs);
   const afterCycles = redoAfterCycles(run, cycles.count);
   if (afterCycles) return redo(afterCycles);
   // Summaries of frozen lanes (`frozenLanes.ts`): a macro edge on a cycle hides the steps a
@@ -173,6 +175,7 @@ export function explore(
   let bound = run.bound;
   if (bound === null && run.head < visited.size) bound = 'states';
   if (bound === null && run.branching !== null) bound = 'branching';
+  if (bound === null && cycles.incomplete) bound = 'time';
   const { verdict, kind, message, sorted } = headline(
     out,
     bound,

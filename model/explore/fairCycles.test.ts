@@ -160,6 +160,37 @@ describe('findFairCycles against the definition of a fair cycle', () => {
     expect(besideUnknown).toBeGreaterThan(300); // 767
   });
 
+  it('splits a long chain of unknown choices without recursion (a ladder of 3,000 states)', () => {
+    // State i's unknown issue goes to i - 1 or i + 1; only the last state's leaves. Every cycle
+    // takes unknown outcomes, and closing them under their siblings reaches the leaving one: no
+    // fair cycle. Each split removes one rung, so the rule splits 3,000 times — recursion
+    // overflowed the stack at 1,500 (review of the first version).
+    const n = 3000;
+    const g = graphOf(
+      Array.from({ length: n }, (_, i) => [
+        { mask: 1, targets: [i === 0 ? 1 : i - 1, i === n - 1 ? -1 : i + 1] },
+      ]),
+    );
+    const r = findFairCycles(g);
+    expect([r.count, r.incomplete]).toEqual([0, false]);
+    // With a spent time budget the splitting stops, and says so.
+    expect(findFairCycles(g, performance.now() - 1).incomplete).toBe(true);
+    // Add state n, reached from state 0's choice, where lane 1 loops or goes back to 0 (lane 0 is
+    // not ready there): the loop at n is fair and takes no unknown outcome; it shares the
+    // ladder's component until the splitting peels the ladder away.
+    const withLoop = graphOf([
+      ...Array.from({ length: n }, (_, i) => [
+        { mask: 1, targets: [i === 0 ? n : i - 1, i === n - 1 ? -1 : i + 1] },
+      ]),
+      [
+        { mask: 2, targets: [n] },
+        { mask: 2, targets: [0] },
+      ],
+    ]);
+    const f = findFairCycles(withLoop);
+    expect([f.count, f.incomplete, f.lasso?.entry]).toEqual([1, false, n]);
+  });
+
   it('a cycle beside an unknown choice that leaves its component is fair (hand-built)', () => {
     const beside = graphOf([
       [{ mask: 0b10, targets: [1, -1] }],

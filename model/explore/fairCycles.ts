@@ -72,46 +72,91 @@ export interface Lasso {
  * Typed arrays throughout (no per-state objects, no `Map` of components): graphs of tens of
  * millions of states are the explorer's normal case.
  */
-export function findFairCycles(g: Graph): {
+export function findFairCycles(
+  g: Graph,
+  /** `performance.now()` past which the splitting of components (below) stops: `incomplete`. */
+  deadline = Number.POSITIVE_INFINITY,
+): {
   count: number;
   lasso: Lasso | null;
   /** Each expanded state's strongly connected component. */
   comp: Int32Array;
+  /**
+   * Components still to split when `deadline` passed: a fair cycle may have been missed, so no
+   * `terminates` may rest on this result.
+   */
+  incomplete: boolean;
 } {
   const scratch = new FairScratch(g.warps);
   const track = new TrackScratch();
   let count = 0;
+  /** The first-reached fair component so far: its smallest state (an id of `g`), and where. */
   let best = -1;
-  /** The lasso of `best` when it lies in a component split by `refined` (else made below). */
-  let bestLasso: Lasso | null = null;
-  // Each component is checked as Tarjan pops it, straight from the stack (no sorting by
-  // component); almost all are single states without a self-loop.
-  const comp = sccs(g, (comp, members, from, to, c) => {
-    if (!hasInternalEdge(g, comp, members, from, to, c)) return;
-    let min = members[from]!;
-    for (let i = from + 1; i < to; i++) if (members[i]! < min) min = members[i]!;
-    if (leavesOnUnknownAny(g, comp, members, from, to, c)) {
-      const sub = refined(g, comp, members.slice(from, to), c);
-      count += sub.count;
-      if (sub.entry >= 0 && (best === -1 || sub.entry < best)) {
-        best = sub.entry;
-        bestLasso = sub.lasso;
-      }
+  let bestIn: { graph: Graph; ids: Int32Array | null; comp: Int32Array; entry: number } | null =
+    null;
+  /** Components split by the unknown-choice rule, still to judge (`split`). */
+  const work: Split[] = [];
+  let pos: Int32Array | null = null;
+  /** Judges one component `c` of `graph` (ids of `g`: `ids`, or the identity). */
+  const judge = (
+    graph: Graph,
+    ids: Int32Array | null,
+    comp: Int32Array,
+    members: Int32Array,
+    from: number,
+    to: number,
+    c: number,
+  ): void => {
+    if (!hasInternalEdge(graph, comp, members, from, to, c)) return;
+    if (leavesOnUnknownAny(graph, comp, members, from, to, c)) {
+      pos ??= new Int32Array(g.expanded);
+      work.push(split(graph, ids, comp, members.slice(from, to), c, pos));
       return;
     }
-    if (!isFair(g, comp, members, from, to, c, scratch, track)) return;
-    count++;
-    if (best === -1 || min < best) {
-      best = min;
-      bestLasso = null;
+    // Each (sub)graph numbers its states in the order of `g`'s, so the smallest is the first.
+    let min = members[from]!;
+    for (let i = from + 1; i < to; i++) if (members[i]! < min) min = members[i]!;
+    const first = ids ? ids[min]! : min;
+    if (best !== -1 && first >= best) {
+      if (isFair(graph, comp, members, from, to, c, scratch, track)) count++;
+      return;
     }
-  });
-  if (best === -1) return { count, lasso: null, comp };
+    if (!isFair(graph, comp, members, from, to, c, scratch, track)) return;
+    count++;
+    best = first;
+    bestIn = { graph, ids, comp, entry: min };
+  };
+  // Each component is checked as Tarjan pops it, straight from the stack (no sorting by
+  // component); almost all are single states without a self-loop.
+  const comp = sccs(g, (comp, members, from, to, c) => judge(g, null, comp, members, from, to, c));
+  // Emerson–Lei: a split component is a graph of its own, split into components again; a loop
+  // over a worklist, not recursion (a chain of unknown choices can split n times).
+  let incomplete = false;
+  while (work.length > 0) {
+    if (performance.now() > deadline) {
+      incomplete = true;
+      break;
+    }
+    const { graph, ids } = work.pop()!;
+    sccs(graph, (comp, members, from, to, c) => judge(graph, ids, comp, members, from, to, c));
+  }
+  if (best === -1) return { count, lasso: null, comp, incomplete };
+  const at = bestIn!;
+  const local = at.graph.edgePerm
+    ? trackedLasso(at.graph, at.comp, at.entry)
+    : lassoOf(at.graph, at.comp, at.entry);
   return {
     count,
-    lasso: bestLasso ?? (g.edgePerm ? trackedLasso(g, comp, best) : lassoOf(g, comp, best)),
+    lasso: at.ids ? { entry: at.ids[local.entry]!, cycle: local.cycle } : local,
     comp,
+    incomplete,
   };
+}
+
+/** A component split by the unknown-choice rule: its graph, and its states' ids in the search's. */
+interface Split {
+  readonly graph: Graph;
+  readonly ids: Int32Array;
 }
 
 /** Some state of the component takes an unknown branch one way inside and another way out. */
@@ -126,31 +171,36 @@ function leavesOnUnknownAny(
   for (let i = from; i < to; i++) {
     const s = members[i]!;
     for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++)
-      if (g.stepUnknown[g.edgeStep[e]!] && leavesOnUnknown(g, comp, s, c)) return true;
+      if (g.stepUnknown[g.edgeStep[e]!]) {
+        if (leavesOnUnknown(g, comp, s, c)) return true;
+        break;
+      }
   }
   return false;
 }
 
 /**
- * The fair cycles of component `c` (states `members`) that take no unknown branch one way inside
- * while another way leaves: the component as a graph of its own — its states renumbered in
- * ascending order, every edge kept in its place (so choice indices stay), an edge's target
- * dropped (-1, out) when it leaves the component or is such a branch — searched again by
- * `findFairCycles`, which splits it into components and repeats on those. Each round drops at
- * least one edge of the component, so the recursion ends. Returns the fair components' count and
- * the first-reached one's entry (an original state id, -1 when none) and lasso.
+ * Component `c` of `g` (states `members`, ids in the search's graph through `ids`) as a graph of
+ * its own, without the unknown outcomes it cannot take forever: its states renumbered in
+ * ascending order (so the first reached stays first), every edge kept in its place (so choice
+ * indices stay), an edge's target dropped (-1, out) when it leaves the component or is an
+ * outcome of an unknown issue with another outcome out of it (SEMANTICS §5: taken forever, that
+ * outcome would be taken too). At least one edge inside is dropped — the component holds such an
+ * issue (`leavesOnUnknownAny`) — so splitting ends. `pos` is scratch of `g.expanded` entries or
+ * more (the search's graph is the largest).
  */
-function refined(
+function split(
   g: Graph,
+  ids: Int32Array | null,
   comp: Int32Array,
   members: Int32Array,
   c: number,
-): { count: number; entry: number; lasso: Lasso | null } {
+  pos: Int32Array,
+): Split {
   members.sort();
   const m = members.length;
   const K = g.warps;
-  const at = new Map<number, number>();
-  for (let i = 0; i < m; i++) at.set(members[i]!, i);
+  for (let i = 0; i < m; i++) pos[members[i]!] = i;
   let edges = 0;
   for (let i = 0; i < m; i++) {
     const s = members[i]!;
@@ -163,6 +213,9 @@ function refined(
   const enabledWarps = new Uint8Array(m);
   const readyLanes = g.readyLanes ? new Uint32Array(m * K) : null;
   const stateLocal = g.readyPlaces ? new Int32Array(m * K) : null;
+  /** The issues (warp · 2^16 + group) of the state being copied with an unknown outcome out. */
+  const leaving: number[] = [];
+  const inside = (t: number) => t >= 0 && t < g.expanded && comp[t] === c;
   let k = 0;
   for (let i = 0; i < m; i++) {
     const s = members[i]!;
@@ -172,19 +225,27 @@ function refined(
       if (readyLanes) readyLanes[i * K + w] = g.readyLanes![s * K + w]!;
       if (stateLocal) stateLocal[i * K + w] = g.readyPlaces!.stateLocal[s * K + w]!;
     }
-    const leaving = g.stepUnknown.length > 0 && leavesOnUnknown(g, comp, s, c);
+    leaving.length = 0;
+    for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
+      const st = g.edgeStep[e]!;
+      if (g.stepUnknown[st] && !inside(g.edgeTo[e]!))
+        leaving.push(g.stepWarp[st]! * 0x10000 + g.stepGroup[st]!);
+    }
     for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++, k++) {
       const st = g.edgeStep[e]!;
       const t = g.edgeTo[e]!;
-      const inside = t >= 0 && t < g.expanded && comp[t] === c;
-      const banned = leaving && g.stepUnknown[st] && groupLeaves(g, comp, s, c, st);
-      edgeTo[k] = inside && !banned ? at.get(t)! : -1;
+      const dropped =
+        !inside(t) ||
+        (leaving.length > 0 &&
+          g.stepUnknown[st] === 1 &&
+          leaving.includes(g.stepWarp[st]! * 0x10000 + g.stepGroup[st]!));
+      edgeTo[k] = dropped ? -1 : pos[t]!;
       edgeStep[k] = st;
       if (edgePerm) edgePerm[k] = g.edgePerm![e]!;
     }
   }
   edgeStart[m] = k;
-  const sub = findFairCycles({
+  const graph: Graph = {
     expanded: m,
     warps: K,
     edgeStart,
@@ -198,23 +259,8 @@ function refined(
     readyLanes,
     readyPlaces: g.readyPlaces && { ...g.readyPlaces, stateLocal: stateLocal! },
     edgePerm,
-  });
-  if (sub.lasso === null) return { count: sub.count, entry: -1, lasso: null };
-  const entry = members[sub.lasso.entry]!;
-  return { count: sub.count, entry, lasso: { entry, cycle: sub.lasso.cycle } };
-}
-
-/** The issue of step `st` at state `s` (its warp and group) has an unknown outcome out of `c`. */
-function groupLeaves(g: Graph, comp: Int32Array, s: number, c: number, st: number): boolean {
-  const warp = g.stepWarp[st]!;
-  const group = g.stepGroup[st]!;
-  for (let e = g.edgeStart[s]!; e < g.edgeStart[s + 1]!; e++) {
-    const x = g.edgeStep[e]!;
-    if (!g.stepUnknown[x] || g.stepWarp[x] !== warp || g.stepGroup[x] !== group) continue;
-    const t = g.edgeTo[e]!;
-    if (!(t >= 0 && t < g.expanded && comp[t] === c)) return true;
-  }
-  return false;
+  };
+  return { graph, ids: ids ? members.map((x) => ids[x]!) : members };
 }
 
 function hasInternalEdge(

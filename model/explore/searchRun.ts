@@ -579,28 +579,32 @@ export class SearchRun {
       enabled[i] = cache.localInfo.get(locs[i]!) & 1;
       if (ready) ready[i] = cache.localReady.get(locs[i]!);
     }
-    const r = findFairCycles({
-      expanded: n,
-      warps: 1,
-      edgeStart,
-      edgeTo,
-      edgeStep,
-      stepWarp: cache.stepOf.view(),
-      stepMask: cache.stepMask.view(),
-      stepGroup: cache.stepGroup.view(),
-      stepUnknown: cache.stepUnknown.view(),
-      enabledWarps: enabled,
-      readyLanes: ready,
-      readyPlaces: this.placeFair
-        ? {
-            stateLocal: locs,
-            start: cache.localPlaceStart.view(),
-            places: cache.localPlaces.view(),
-            stepPlace: cache.stepPlace.view(),
-          }
-        : null,
-    });
-    return { fair: r.count > 0, comp: r.comp };
+    const r = findFairCycles(
+      {
+        expanded: n,
+        warps: 1,
+        edgeStart,
+        edgeTo,
+        edgeStep,
+        stepWarp: cache.stepOf.view(),
+        stepMask: cache.stepMask.view(),
+        stepGroup: cache.stepGroup.view(),
+        stepUnknown: cache.stepUnknown.view(),
+        enabledWarps: enabled,
+        readyLanes: ready,
+        readyPlaces: this.placeFair
+          ? {
+              stateLocal: locs,
+              start: cache.localPlaceStart.view(),
+              places: cache.localPlaces.view(),
+              stepPlace: cache.stepPlace.view(),
+            }
+          : null,
+      },
+      this.t0 + this.budget.timeoutMs,
+    );
+    // Components left unsplit at the time budget may hide a fair cycle: no summary then.
+    return { fair: r.count > 0 || r.incomplete, comp: r.comp };
   }
 
   /**
