@@ -142,15 +142,32 @@ describe('findFairCycles against the definition of a fair cycle', () => {
         if (want) fair++;
         if (want && spec.some((issues) => issues.some((i) => i.targets.length > 1)))
           besideUnknown++;
-        // The lasso, when there is one, walks edges of the graph back to its entry.
+        // The lasso, when there is one, walks edges of the graph back to its entry; repeated, it
+        // is a fair run: every lane ready throughout is issued, and every unknown outcome it
+        // takes comes with all the other outcomes of its issue.
         if (got.lasso) {
           let at = got.lasso.entry;
+          const taken = new Set<number>();
+          let always = 0b111;
+          let issued = 0;
           for (const choice of got.lasso.cycle) {
             const e = g.edgeStart[at]! + choice;
             expect(e).toBeLessThan(g.edgeStart[at + 1]!);
+            always &= g.readyLanes![at]!;
+            issued |= g.stepMask[g.edgeStep[e]!]!;
+            taken.add(e);
             at = g.edgeTo[e]!;
           }
           expect(at).toBe(got.lasso.entry);
+          expect(always & ~issued).toBe(0);
+          for (const e of taken) {
+            if (!g.stepUnknown[g.edgeStep[e]!]) continue;
+            let s = 0;
+            while (g.edgeStart[s + 1]! <= e) s++;
+            for (let x = g.edgeStart[s]!; x < g.edgeStart[s + 1]!; x++)
+              if (g.stepGroup[g.edgeStep[x]!] === g.stepGroup[g.edgeStep[e]!])
+                expect(taken.has(x), `sibling ${x} of ${e}`).toBe(true);
+          }
         }
       }),
       { seed: 20261129, numRuns: 3000 },

@@ -458,18 +458,51 @@ function lassoOf(g: Graph, comp: Int32Array, entry: number): Lasso {
     if (satisfied(o)) continue;
     walk((s, e) => (e === null ? o.off(s) : o.takenBy(e)));
   }
-  // Back to the entry; at least one step, so the cycle is never empty.
-  const back = bfsInside(
-    g,
-    comp,
-    c,
-    at,
-    (s, e) => e === null && s === entry && cycle.length > 0,
-    scratch,
-    cycle.length === 0,
-  );
-  for (const e of back) cycle.push(choiceOf(g, e));
+  // Back to the entry; at least one step, so the cycle is never empty. Then, while the cycle
+  // takes an unknown outcome without one of its siblings, a detour takes that sibling and comes
+  // back (SEMANTICS §5: a run that repeats the cycle takes every outcome of its unknown
+  // branches). Every sibling lies inside: a component with an outcome out of it was split
+  // (`split`) and that issue's outcomes dropped.
+  const back = () => {
+    walk((s, e) => e === null && s === entry && cycle.length > 0);
+  };
+  if (cycle.length === 0) {
+    const first = bfsInside(g, comp, c, at, (s, e) => e === null && s === entry, scratch, true);
+    for (const e of first) {
+      cycle.push(choiceOf(g, e));
+      takenEdges.push(e);
+      at = g.edgeTo[e]!;
+      visited.push(at);
+    }
+  } else back();
+  for (let sib = missingSibling(g, takenEdges); sib >= 0; sib = missingSibling(g, takenEdges)) {
+    walk((_, e) => e === sib);
+    back();
+  }
   return { entry, cycle };
+}
+
+/** An unknown outcome not in `taken` whose sibling (same state, warp and group) is; else -1. */
+function missingSibling(g: Graph, taken: readonly number[]): number {
+  const set = new Set(taken);
+  for (const e of taken) {
+    const st = g.edgeStep[e]!;
+    if (!g.stepUnknown[st]) continue;
+    const s = sourceOf(g, e);
+    for (let x = g.edgeStart[s]!; x < g.edgeStart[s + 1]!; x++) {
+      const sx = g.edgeStep[x]!;
+      if (
+        x !== e &&
+        !set.has(x) &&
+        g.stepUnknown[sx] &&
+        g.stepWarp[sx] === g.stepWarp[st] &&
+        g.stepGroup[sx] === g.stepGroup[st] &&
+        g.edgeTo[x]! >= 0
+      )
+        return x;
+    }
+  }
+  return -1;
 }
 
 /** Reused arrays of `bfsInside` (sized by the graph, allocated once per lasso). */
