@@ -116,13 +116,10 @@ export function findFairCycles(
     // Each (sub)graph numbers its states in the order of `g`'s, so the smallest is the first.
     let min = members[from]!;
     for (let i = from + 1; i < to; i++) if (members[i]! < min) min = members[i]!;
-    const first = ids ? ids[min]! : min;
-    if (best !== -1 && first >= best) {
-      if (isFair(graph, comp, members, from, to, c, scratch, track)) count++;
-      return;
-    }
     if (!isFair(graph, comp, members, from, to, c, scratch, track)) return;
     count++;
+    const first = ids ? ids[min]! : min;
+    if (best !== -1 && first >= best) return;
     best = first;
     bestIn = { graph, ids, comp, entry: min };
   };
@@ -445,8 +442,8 @@ function lassoOf(g: Graph, comp: Int32Array, entry: number): Lasso {
     return false;
   };
   const scratch = new BfsScratch(g.expanded);
-  const walk = (goal: (s: number, e: number | null) => boolean) => {
-    const path = bfsInside(g, comp, c, at, goal, scratch);
+  const walk = (goal: (s: number, e: number | null) => boolean, mustMove = false) => {
+    const path = bfsInside(g, comp, c, at, goal, scratch, mustMove);
     for (const e of path) {
       cycle.push(choiceOf(g, e));
       takenEdges.push(e);
@@ -463,18 +460,8 @@ function lassoOf(g: Graph, comp: Int32Array, entry: number): Lasso {
   // back (SEMANTICS §5: a run that repeats the cycle takes every outcome of its unknown
   // branches). Every sibling lies inside: a component with an outcome out of it was split
   // (`split`) and that issue's outcomes dropped.
-  const back = () => {
-    walk((s, e) => e === null && s === entry && cycle.length > 0);
-  };
-  if (cycle.length === 0) {
-    const first = bfsInside(g, comp, c, at, (s, e) => e === null && s === entry, scratch, true);
-    for (const e of first) {
-      cycle.push(choiceOf(g, e));
-      takenEdges.push(e);
-      at = g.edgeTo[e]!;
-      visited.push(at);
-    }
-  } else back();
+  const back = () => walk((s, e) => e === null && s === entry, cycle.length === 0);
+  back();
   for (let sib = missingSibling(g, takenEdges); sib >= 0; sib = missingSibling(g, takenEdges)) {
     walk((_, e) => e === sib);
     back();
