@@ -580,27 +580,7 @@ export class SearchRun {
       if (ready) ready[i] = cache.localReady.get(locs[i]!);
     }
     const r = findFairCycles(
-      {
-        expanded: n,
-        warps: 1,
-        edgeStart,
-        edgeTo,
-        edgeStep,
-        stepWarp: cache.stepOf.view(),
-        stepMask: cache.stepMask.view(),
-        stepGroup: cache.stepGroup.view(),
-        stepUnknown: cache.stepUnknown.view(),
-        enabledWarps: enabled,
-        readyLanes: ready,
-        readyPlaces: this.placeFair
-          ? {
-              stateLocal: locs,
-              start: cache.localPlaceStart.view(),
-              places: cache.localPlaces.view(),
-              stepPlace: cache.stepPlace.view(),
-            }
-          : null,
-      },
+      this.graphOf(n, 1, edgeStart, edgeTo, edgeStep, enabled, ready, locs, null),
       this.t0 + this.budget.timeoutMs,
     );
     // Components left unsplit at the time budget may hide a fair cycle: no summary then.
@@ -648,31 +628,58 @@ export class SearchRun {
 
   /** The recorded graph, for the fair-cycle pass and the findings (`fairCycles.ts`). */
   graph(): Graph {
+    return this.graphOf(
+      this.expanded,
+      this.K,
+      this.edgeStart.view(),
+      this.edgeTo.view(),
+      this.edgeStep.view(),
+      this.enabledWarps.view(),
+      this.laneFair ? this.readyLanes.view() : null,
+      this.stateLocal.view(),
+      this.edgePerm && this.options.plantUnsoundWarpSymmetry !== 'index-fairness'
+        ? this.edgePerm.view()
+        : null,
+    );
+  }
+
+  /**
+   * A graph for `fairCycles.ts` over these states and edges, with the cache's step tables and this
+   * search's fairness: per lane (`ready`) or per place (read through `stateLocal`).
+   */
+  private graphOf(
+    expanded: number,
+    warps: number,
+    edgeStart: Int32Array,
+    edgeTo: Int32Array,
+    edgeStep: Int32Array,
+    enabledWarps: Uint8Array,
+    readyLanes: Uint32Array | null,
+    stateLocal: Int32Array,
+    edgePerm: Int32Array | null,
+  ): Graph {
     const { cache } = this;
     return {
-      expanded: this.expanded,
-      warps: this.K,
-      edgeStart: this.edgeStart.view(),
-      edgeTo: this.edgeTo.view(),
-      edgeStep: this.edgeStep.view(),
+      expanded,
+      warps,
+      edgeStart,
+      edgeTo,
+      edgeStep,
       stepWarp: cache.stepOf.view(),
       stepMask: cache.stepMask.view(),
       stepGroup: cache.stepGroup.view(),
       stepUnknown: cache.stepUnknown.view(),
-      enabledWarps: this.enabledWarps.view(),
-      readyLanes: this.laneFair ? this.readyLanes.view() : null,
+      enabledWarps,
+      readyLanes,
       readyPlaces: this.placeFair
         ? {
-            stateLocal: this.stateLocal.view(),
+            stateLocal,
             start: cache.localPlaceStart.view(),
             places: cache.localPlaces.view(),
             stepPlace: cache.stepPlace.view(),
           }
         : null,
-      edgePerm:
-        this.edgePerm && this.options.plantUnsoundWarpSymmetry !== 'index-fairness'
-          ? this.edgePerm.view()
-          : null,
+      edgePerm,
     };
   }
 }
